@@ -52,7 +52,8 @@ class MessageCompatibilityTest {
     if (only.isBlank()) {
       return ApiMessageTypes.all().stream();
     }
-    List<Integer> keys = Stream.of(only.split(",")).map(String::trim).map(Integer::valueOf).toList();
+    List<Integer> keys =
+        Stream.of(only.split(",")).map(String::trim).map(Integer::valueOf).toList();
     return ApiMessageTypes.all().stream().filter(t -> keys.contains((int) t.apiKey()));
   }
 

@@ -107,22 +107,22 @@ final class MessagePopulator {
     if (special != null) {
       return special;
     }
-    if (type == boolean.class) {
+    if (type == boolean.class || type == Boolean.class) {
       return random.nextBoolean();
     }
-    if (type == byte.class) {
+    if (type == byte.class || type == Byte.class) {
       return (byte) (1 + random.nextInt(126));
     }
-    if (type == short.class) {
+    if (type == short.class || type == Short.class) {
       return (short) (1 + random.nextInt(Short.MAX_VALUE));
     }
-    if (type == int.class) {
+    if (type == int.class || type == Integer.class) {
       return random.nextInt() | 1;
     }
-    if (type == long.class) {
+    if (type == long.class || type == Long.class) {
       return random.nextLong() | 1;
     }
-    if (type == double.class) {
+    if (type == double.class || type == Double.class) {
       return random.nextDouble() * 1000;
     }
     if (type == String.class) {
