@@ -22,6 +22,12 @@ public interface Message {
    */
   void write(WireWriter writer, short version);
 
+  /**
+   * The exact number of bytes {@link #write} produces at {@code version}, so callers can size
+   * buffers once instead of growing them.
+   */
+  int size(short version);
+
   /** Tagged fields this codec does not know, kept so they can be written back unchanged. */
   List<RawTaggedField> unknownTaggedFields();
 }

@@ -198,9 +198,11 @@ class MessageCompatibilityTest {
     }
   }
 
+  /** Encodes with our codec, checking that size() predicted the exact length. */
   static byte[] oursEncode(ApiMessage message, short v) {
     ByteBuf out = Unpooled.buffer();
     message.write(new WireWriter(out), v);
+    assertEquals(message.size(v), out.readableBytes(), "size() of " + message);
     return ByteBufUtil.getBytes(out);
   }
 
