@@ -1,0 +1,249 @@
+package io.kelp.engine.catalog;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kelp.engine.store.ObjectInfo;
+import io.kelp.engine.store.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * The topics of one namespace and where their partitions live, kept in the store as one {@value
+ * #TOPIC_FILE} per topic directory:
+ *
+ * <pre>
+ * /topics/&lt;namespace&gt;/&lt;topic&gt;/topic.json
+ * {
+ *   "name": "orders",
+ *   "topicId": "3f0c...-...",
+ *   "createdMs": 1764453600000,
+ *   "partitions": ["v2026-11-29-22-00-00/0000-1260", "v2026-11-29-22-00-00/1260-2520"],
+ *   "configs": {"cleanup.policy": "compact"}
+ * }
+ * </pre>
+ *
+ * Partition directories follow SeaweedMQ's naming: a version directory named after the creation
+ * time in UTC, then the partition's range of the 2520-slot ring. N partitions split the ring as
+ * SeaweedMQ does (range 2520/N, the last one runs to 2520). Partitions added later get a new
+ * version directory; existing partitions never move.
+ */
+public final class TopicCatalog {
+  public static final String TOPIC_FILE = "topic.json";
+  public static final int RING_SIZE = 2520;
+  private static final DateTimeFormatter VERSION_FORMAT =
+      DateTimeFormatter.ofPattern("'v'yyyy-MM-dd-HH-mm-ss").withZone(ZoneOffset.UTC);
+
+  private final ObjectStore store;
+  private final String namespaceDir;
+  private final ObjectMapper json = new ObjectMapper();
+  private final Map<String, TopicInfo> topics = new TreeMap<>();
+
+  public TopicCatalog(ObjectStore store, String namespace) {
+    if (namespace.isEmpty() || namespace.contains("/")) {
+      throw new IllegalArgumentException("bad namespace: " + namespace);
+    }
+    this.store = store;
+    this.namespaceDir = "/topics/" + namespace;
+  }
+
+  /** Reads every topic of the namespace from the store. */
+  public synchronized void load() throws IOException {
+    topics.clear();
+    for (ObjectInfo entry : store.list(namespaceDir)) {
+      if (!entry.directory() || entry.name().startsWith(".")) {
+        continue;
+      }
+      String file = topicDir(entry.name()) + "/" + TOPIC_FILE;
+      Optional<ObjectInfo> stat = store.stat(file);
+      if (stat.isEmpty()) {
+        continue;
+      }
+      ByteBuf data = store.read(file, 0, (int) stat.get().size());
+      try {
+        TopicInfo info = parse(data);
+        topics.put(info.name(), info);
+      } finally {
+        data.release();
+      }
+    }
+  }
+
+  public synchronized List<TopicInfo> list() {
+    return List.copyOf(topics.values());
+  }
+
+  public synchronized Optional<TopicInfo> get(String name) {
+    return Optional.ofNullable(topics.get(name));
+  }
+
+  public synchronized Optional<TopicInfo> get(UUID topicId) {
+    for (TopicInfo t : topics.values()) {
+      if (t.topicId().equals(topicId)) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The store directory of a topic. */
+  public String topicDir(String name) {
+    return namespaceDir + "/" + name;
+  }
+
+  /** The store directory of one partition. */
+  public String partitionDir(TopicInfo topic, int partition) {
+    return topicDir(topic.name()) + "/" + topic.partitionDirs().get(partition);
+  }
+
+  /**
+   * Creates a topic durably.
+   *
+   * @throws IllegalStateException if it exists
+   */
+  public synchronized TopicInfo create(
+      String name, int partitions, Map<String, String> configs, long nowMs) throws IOException {
+    checkName(name);
+    if (topics.containsKey(name)) {
+      throw new IllegalStateException("topic " + name + " already exists");
+    }
+    if (partitions < 1 || partitions > RING_SIZE) {
+      throw new IllegalArgumentException("partition count must be 1-" + RING_SIZE);
+    }
+    String version = VERSION_FORMAT.format(Instant.ofEpochMilli(nowMs));
+    List<String> dirs = new ArrayList<>();
+    for (String range : ringRanges(partitions)) {
+      dirs.add(version + "/" + range);
+    }
+    TopicInfo info =
+        new TopicInfo(name, UUID.randomUUID(), List.copyOf(dirs), new TreeMap<>(configs), nowMs);
+    save(info);
+    topics.put(name, info);
+    return info;
+  }
+
+  /** Grows a topic to {@code total} partitions; new ones get a new version directory. */
+  public synchronized TopicInfo addPartitions(String name, int total, long nowMs)
+      throws IOException {
+    TopicInfo old = require(name);
+    if (total <= old.partitions()) {
+      throw new IllegalArgumentException(
+          "topic " + name + " has " + old.partitions() + " partitions; cannot go to " + total);
+    }
+    if (total > RING_SIZE) {
+      throw new IllegalArgumentException("partition count must be at most " + RING_SIZE);
+    }
+    String version = VERSION_FORMAT.format(Instant.ofEpochMilli(nowMs));
+    for (long bump = 1000; usesVersion(old, version); bump += 1000) {
+      // Two changes within a second: keep version directories distinct.
+      version = VERSION_FORMAT.format(Instant.ofEpochMilli(nowMs + bump));
+    }
+    List<String> ranges = ringRanges(total);
+    List<String> dirs = new ArrayList<>(old.partitionDirs());
+    for (int p = old.partitions(); p < total; p++) {
+      dirs.add(version + "/" + ranges.get(p));
+    }
+    TopicInfo info =
+        new TopicInfo(name, old.topicId(), List.copyOf(dirs), old.configs(), old.createdMs());
+    save(info);
+    topics.put(name, info);
+    return info;
+  }
+
+  private static boolean usesVersion(TopicInfo topic, String version) {
+    return topic.partitionDirs().stream().anyMatch(d -> d.startsWith(version + "/"));
+  }
+
+  /** Replaces the explicitly set configs of a topic. */
+  public synchronized TopicInfo setConfigs(String name, Map<String, String> configs)
+      throws IOException {
+    TopicInfo old = require(name);
+    TopicInfo info =
+        new TopicInfo(
+            name, old.topicId(), old.partitionDirs(), new TreeMap<>(configs), old.createdMs());
+    save(info);
+    topics.put(name, info);
+    return info;
+  }
+
+  /** Deletes a topic and all its data. */
+  public synchronized void delete(String name) throws IOException {
+    require(name);
+    // The metadata goes first, so a crash half way leaves data without a topic, never a topic
+    // with missing data; load() ignores directories without topic.json.
+    store.delete(topicDir(name) + "/" + TOPIC_FILE);
+    topics.remove(name);
+    store.delete(topicDir(name));
+  }
+
+  private TopicInfo require(String name) {
+    TopicInfo info = topics.get(name);
+    if (info == null) {
+      throw new IllegalStateException("no topic " + name);
+    }
+    return info;
+  }
+
+  /** Ring ranges of N partitions, SeaweedMQ style: {@code 0000-1260}, {@code 1260-2520}. */
+  public static List<String> ringRanges(int n) {
+    int size = RING_SIZE / n;
+    List<String> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int start = i * size;
+      int stop = i == n - 1 ? RING_SIZE : (i + 1) * size;
+      out.add(String.format("%04d-%04d", start, stop));
+    }
+    return out;
+  }
+
+  private static void checkName(String name) {
+    if (name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")) {
+      throw new IllegalArgumentException("illegal topic name '" + name + "'");
+    }
+  }
+
+  private void save(TopicInfo info) throws IOException {
+    ObjectNode root = json.createObjectNode();
+    root.put("name", info.name());
+    root.put("topicId", info.topicId().toString());
+    root.put("createdMs", info.createdMs());
+    ArrayNode parts = root.putArray("partitions");
+    info.partitionDirs().forEach(parts::add);
+    ObjectNode configs = root.putObject("configs");
+    info.configs().forEach(configs::put);
+    byte[] bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
+    store.put(topicDir(info.name()) + "/" + TOPIC_FILE, Unpooled.wrappedBuffer(bytes), null);
+  }
+
+  private TopicInfo parse(ByteBuf data) throws IOException {
+    byte[] bytes = new byte[data.readableBytes()];
+    data.getBytes(data.readerIndex(), bytes);
+    JsonNode root = json.readTree(bytes);
+    List<String> dirs = new ArrayList<>();
+    for (JsonNode n : root.path("partitions")) {
+      dirs.add(n.asText());
+    }
+    Map<String, String> configs = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> e : root.path("configs").properties()) {
+      configs.put(e.getKey(), e.getValue().asText());
+    }
+    return new TopicInfo(
+        root.path("name").asText(),
+        UUID.fromString(root.path("topicId").asText()),
+        Collections.unmodifiableList(dirs),
+        Collections.unmodifiableMap(configs),
+        root.path("createdMs").asLong());
+  }
+}

@@ -1,0 +1,13 @@
+package io.kelp.engine.log;
+
+import io.kelp.engine.store.ObjectStore;
+
+/** Creates the engine. */
+public final class LogEngines {
+  private LogEngines() {}
+
+  /** An engine over {@code store}; it does not own the store (closing the engine keeps it open). */
+  public static LogEngine create(ObjectStore store, EngineConfig config) {
+    throw new UnsupportedOperationException("the segment engine is not implemented yet");
+  }
+}

@@ -1,0 +1,100 @@
+package io.kelp.engine.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kelp.engine.store.LocalObjectStore;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TopicCatalogTest {
+  @TempDir Path dir;
+
+  private static final long T0 = Instant.parse("2026-11-29T22:00:00Z").toEpochMilli();
+
+  @Test
+  void ringRangesSplitLikeSeaweedMq() {
+    assertEquals(List.of("0000-2520"), TopicCatalog.ringRanges(1));
+    assertEquals(List.of("0000-1260", "1260-2520"), TopicCatalog.ringRanges(2));
+    assertEquals(
+        List.of("0000-0630", "0630-1260", "1260-1890", "1890-2520"), TopicCatalog.ringRanges(4));
+    List<String> sixteen = TopicCatalog.ringRanges(16);
+    assertEquals("0000-0157", sixteen.get(0));
+    assertEquals("2355-2520", sixteen.get(15));
+  }
+
+  @Test
+  void topicsAreStoredUnderTheNamespaceAndSurviveReload() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    TopicInfo orders = catalog.create("orders", 2, Map.of("cleanup.policy", "compact"), T0);
+    assertEquals(
+        List.of("v2026-11-29-22-00-00/0000-1260", "v2026-11-29-22-00-00/1260-2520"),
+        orders.partitionDirs());
+    assertTrue(Files.exists(dir.resolve("topics/kafka/orders/topic.json")));
+    assertEquals(
+        "/topics/kafka/orders/v2026-11-29-22-00-00/1260-2520", catalog.partitionDir(orders, 1));
+
+    TopicCatalog again = new TopicCatalog(store, "kafka");
+    again.load();
+    TopicInfo loaded = again.get("orders").orElseThrow();
+    assertEquals(orders, loaded);
+    assertEquals(orders, again.get(orders.topicId()).orElseThrow());
+    assertThrows(IllegalStateException.class, () -> again.create("orders", 1, Map.of(), T0));
+  }
+
+  @Test
+  void addedPartitionsGetANewVersionDirectoryAndOldOnesStay() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    catalog.create("t", 2, Map.of(), T0);
+    TopicInfo grown = catalog.addPartitions("t", 4, T0 + 60_000);
+    assertEquals(
+        List.of(
+            "v2026-11-29-22-00-00/0000-1260",
+            "v2026-11-29-22-00-00/1260-2520",
+            "v2026-11-29-22-01-00/1260-1890",
+            "v2026-11-29-22-01-00/1890-2520"),
+        grown.partitionDirs());
+    assertThrows(IllegalArgumentException.class, () -> catalog.addPartitions("t", 3, T0));
+  }
+
+  @Test
+  void deleteRemovesMetadataAndData() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    TopicInfo t = catalog.create("gone", 1, Map.of(), T0);
+    store.append(
+        catalog.partitionDir(t, 0) + "/00000000000000000000.log",
+        Unpooled.wrappedBuffer(new byte[] {1, 2}),
+        null);
+    catalog.delete("gone");
+    assertFalse(Files.exists(dir.resolve("topics/kafka/gone")));
+    assertTrue(catalog.get("gone").isEmpty());
+    TopicCatalog again = new TopicCatalog(store, "kafka");
+    again.load();
+    assertTrue(again.list().isEmpty());
+  }
+
+  @Test
+  void configsAreReplacedDurably() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    catalog.create("c", 1, Map.of("retention.ms", "1000"), T0);
+    catalog.setConfigs("c", Map.of("retention.ms", "2000", "segment.bytes", "1048576"));
+    TopicCatalog again = new TopicCatalog(store, "kafka");
+    again.load();
+    assertEquals(
+        Map.of("retention.ms", "2000", "segment.bytes", "1048576"),
+        again.get("c").orElseThrow().configs());
+  }
+}
