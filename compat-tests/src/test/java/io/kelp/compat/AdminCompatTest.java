@@ -57,6 +57,9 @@ class AdminCompatTest {
 
   @AfterAll
   static void stopBroker() {
+    if (kelp == null) {
+      return; // it never started; the start failure is the report
+    }
     try {
       if (admin != null) {
         admin.close();

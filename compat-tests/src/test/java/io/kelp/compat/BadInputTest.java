@@ -66,6 +66,9 @@ class BadInputTest {
 
   @AfterAll
   static void stopBroker() {
+    if (kelp == null) {
+      return; // it never started; the start failure is the report
+    }
     try {
       if (producer != null) {
         producer.close();

@@ -215,7 +215,10 @@ public final class KelpProcess implements AutoCloseable {
               : "was not ready within " + READY_TIMEOUT.toSeconds() + " s";
       process.destroyForcibly();
       awaitExit(Duration.ofSeconds(30), "SIGKILL");
-      fail("broker " + why + "; command " + command() + "; log " + log + tail());
+      String shown =
+          String.join(" ", command())
+              .replace(System.getProperty("java.class.path"), "<test class path>");
+      fail("broker " + why + "; command: " + shown + "; log " + log + tail());
     }
   }
 
