@@ -186,7 +186,8 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   private void checkMemory() {
-    if (waitingForMemory || !broker.engine().overMemoryBudget()) {
+    // No engine: a pipeline run on its own, with test handlers.
+    if (waitingForMemory || broker.engine() == null || !broker.engine().overMemoryBudget()) {
       return;
     }
     waitingForMemory = true;
