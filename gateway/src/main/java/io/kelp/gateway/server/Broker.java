@@ -100,6 +100,10 @@ public final class Broker implements AutoCloseable {
       if (config.metricsListen() != null) {
         broker.metricsServer =
             MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
+        LOG.info(
+            "Metrics on http://{}/metrics, health on http://{}/health",
+            broker.metricsServer.address(),
+            broker.metricsServer.address());
       }
       broker.serving = true;
       LOG.info(

@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  * a sequence error) keeps its id with the epoch one higher, or gets a fresh id when the epoch would
  * pass Short.MAX_VALUE - 1; the partition logs then expect sequence 0 from it.
  *
+ * <p>An empty transactional id is INVALID_REQUEST, as in Kafka.
+ *
  * <p>Deviations: Kafka hands out a fresh id on every non-transactional request, bump included;
- * keeping the id is equivalent for clients, which reset their sequences either way. A non-null
- * transactional id is INVALID_REQUEST: transactions come later, and FindCoordinator is not
+ * keeping the id is equivalent for clients, which reset their sequences either way. A non-empty
+ * transactional id is INVALID_REQUEST too: transactions come later, and FindCoordinator is not
  * advertised, so transactional Java producers already fail before they get here.
  */
 public final class InitProducerIdHandler implements ApiHandler {
