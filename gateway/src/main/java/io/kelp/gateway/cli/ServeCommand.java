@@ -51,13 +51,12 @@ final class ServeCommand implements Callable<Integer> {
     ServeCommand command = new ServeCommand();
     CommandSpec spec = CommandSpec.forAnnotatedObject(command);
     for (Setting s : BrokerConfig.SETTINGS) {
-      String def = s.defaultValue().isEmpty() ? "none" : s.defaultValue();
+      String def = s.defaultValue().isEmpty() ? "" : " Default: " + s.defaultValue() + ".";
       spec.addOption(
           OptionSpec.builder(s.flag())
               .paramLabel(s.label())
               .type(String.class)
-              .description(
-                  s.description() + " Default: " + def + ". Key " + s.key() + ", env " + s.envVar())
+              .description(s.description() + def + " Key " + s.key() + ", env " + s.envVar() + ".")
               .setter(
                   new ISetter() {
                     @Override

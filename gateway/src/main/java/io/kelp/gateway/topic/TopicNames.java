@@ -39,6 +39,11 @@ public final class TopicNames {
     return null;
   }
 
+  /** Whether Kafka reports the topic as internal: its group and transaction state topics. */
+  public static boolean isInternal(String name) {
+    return name.equals("__consumer_offsets") || name.equals("__transaction_state");
+  }
+
   public static boolean isValid(String name) {
     return problem(name) == null;
   }

@@ -88,7 +88,7 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler {
           new DescribeTopicPartitionsResponseTopic()
               .setName(name)
               .setTopicId(t.topicId())
-              .setIsInternal(name.startsWith("__"))
+              .setIsInternal(TopicNames.isInternal(name))
               .setTopicAuthorizedOperations(AclOperations.TOPIC);
       response.topics().add(out);
       int p = first;

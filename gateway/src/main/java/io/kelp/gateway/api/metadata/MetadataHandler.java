@@ -151,7 +151,7 @@ public final class MetadataHandler implements ApiHandler {
         new MetadataResponseTopic()
             .setName(topic.name())
             .setTopicId(topic.topicId())
-            .setIsInternal(topic.name().startsWith("__"));
+            .setIsInternal(TopicNames.isInternal(topic.name()));
     List<Integer> self = List.of(brokerId);
     for (int p = 0; p < topic.partitions(); p++) {
       PartitionLog log = topic.log(p);
