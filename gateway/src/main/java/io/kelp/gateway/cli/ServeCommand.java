@@ -82,7 +82,11 @@ final class ServeCommand implements Callable<Integer> {
     Broker broker;
     try {
       broker = Broker.start(config);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      LOG.error("Kelp could not start: {}", e.toString());
+      LOG.debug("Start failure", e);
+      return 1;
+    } catch (RuntimeException e) {
       LOG.error("Kelp could not start: {}", e.toString(), e);
       return 1;
     }
