@@ -9,13 +9,48 @@ package io.kelp.engine.log;
  * @param memoryMaxBytes unflushed bytes past which produce requests are held back
  * @param tailCacheBytes recently flushed bytes kept in memory across all partitions for fetches
  * @param ioThreads threads that run store writes and reads
+ * @param retentionCheckIntervalMs how often retention runs over every log (Kafka's
+ *     log.retention.check.interval.ms, here seconds rather than minutes)
+ * @param producerIdExpirationMs how long an idle producer's state is kept
+ *     (producer.id.expiration.ms)
+ * @param cleanerBackoffMs how often the compaction cleaner looks for work (log.cleaner.backoff.ms)
+ * @param cleanerDedupeBufferBytes memory the cleaner's key map may use
+ *     (log.cleaner.dedupe.buffer.size); a log with more distinct keys is cleaned in several passes
  */
 public record EngineConfig(
     long flushMaxDelayMs,
     long flushMaxBytes,
     long memoryMaxBytes,
     long tailCacheBytes,
-    int ioThreads) {
+    int ioThreads,
+    long retentionCheckIntervalMs,
+    long producerIdExpirationMs,
+    long cleanerBackoffMs,
+    long cleanerDedupeBufferBytes) {
+
+  public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5_000;
+  public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+  public static final long DEFAULT_CLEANER_BACKOFF_MS = 15_000;
+  public static final long DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES = 32L << 20;
+
+  /** The first five settings, the rest at their defaults. */
+  public EngineConfig(
+      long flushMaxDelayMs,
+      long flushMaxBytes,
+      long memoryMaxBytes,
+      long tailCacheBytes,
+      int ioThreads) {
+    this(
+        flushMaxDelayMs,
+        flushMaxBytes,
+        memoryMaxBytes,
+        tailCacheBytes,
+        ioThreads,
+        DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+        DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        DEFAULT_CLEANER_BACKOFF_MS,
+        DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES);
+  }
 
   public static EngineConfig defaults() {
     return new EngineConfig(0, 4L << 20, 256L << 20, 256L << 20, 8);

@@ -1,6 +1,7 @@
 package io.kelp.engine.log;
 
 import io.kelp.engine.store.ObjectStore;
+import io.netty.buffer.PooledByteBufAllocator;
 
 /** Creates the engine. */
 public final class LogEngines {
@@ -8,6 +9,6 @@ public final class LogEngines {
 
   /** An engine over {@code store}; it does not own the store (closing the engine keeps it open). */
   public static LogEngine create(ObjectStore store, EngineConfig config) {
-    throw new UnsupportedOperationException("the segment engine is not implemented yet");
+    return new SegmentLogEngine(store, config, PooledByteBufAllocator.DEFAULT);
   }
 }

@@ -1,0 +1,24 @@
+package io.kelp.engine.log;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Part of a read: whole batches from one cached range or store block.
+ *
+ * @param data a retained slice the caller releases, or null when nothing was taken
+ * @param nextOffset the offset after the last batch taken
+ * @param bytes the bytes taken
+ * @param stopped whether the read cannot continue past this piece (size limit, visible limit or the
+ *     end of the range's batches reached before the next batch)
+ */
+record ReadPiece(ByteBuf data, long nextOffset, int bytes, boolean stopped) {
+  /** Nothing to take here: the range ends before the offset or at the visible limit. */
+  static final ReadPiece NONE = new ReadPiece(null, -1, 0, true);
+
+  /** The next batch does not fit in the bytes left. */
+  static final ReadPiece FULL = new ReadPiece(null, -1, 0, true);
+
+  boolean isEmpty() {
+    return data == null;
+  }
+}

@@ -1,0 +1,152 @@
+package io.kelp.engine.log;
+
+import io.kelp.codec.record.RecordBatch;
+import io.kelp.codec.record.RecordBatches;
+import io.kelp.engine.segment.Segment;
+import io.kelp.engine.store.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentNavigableMap;
+
+/**
+ * Reads of a partition that miss the cache: find the segment and, through its sparse index, the
+ * position to start at; read a block of at least {@link #READ_AHEAD_BYTES} from the store; keep its
+ * whole batches in the partition's cache so the next sequential reads are served from memory; and
+ * remember where the block ended so a sequential reader never reads the same range twice even when
+ * the cache has no room.
+ */
+final class StoreReads {
+  static final int READ_AHEAD_BYTES = 1 << 20;
+  private static final int ATTEMPTS = 3;
+
+  private final ObjectStore store;
+  private final ConcurrentNavigableMap<Long, Segment> segments;
+  private final LogCache cache;
+  private volatile LastRead lastRead;
+
+  /** Where the last store read ended: the next batch of {@code segment} starts there. */
+  private record LastRead(Segment segment, long nextOffset, long position) {}
+
+  StoreReads(ObjectStore store, ConcurrentNavigableMap<Long, Segment> segments, LogCache cache) {
+    this.store = store;
+    this.segments = segments;
+    this.cache = cache;
+  }
+
+  /**
+   * Reads from the store the batch holding {@code offset} (or the first after it) and what follows
+   * in its segment; see {@link CachedRange#slice}. Retries when a concurrent retention or
+   * compaction removed the segment under it.
+   */
+  ReadPiece read(long offset, long limit, int maxBytes, boolean minOneBatch) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      Segment segment = segmentFor(offset);
+      if (segment == null) {
+        return ReadPiece.NONE;
+      }
+      try {
+        return readSegment(segment, offset, limit, maxBytes, minOneBatch);
+      } catch (NoSuchFileException e) {
+        if (attempt >= ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The segment holding the batch for {@code offset}, or the next one after a gap. */
+  private Segment segmentFor(long offset) {
+    Map.Entry<Long, Segment> e = segments.floorEntry(offset);
+    if (e == null) {
+      e = segments.firstEntry();
+    }
+    while (e != null && (e.getValue().nextOffset() <= offset || e.getValue().isEmpty())) {
+      e = segments.higherEntry(e.getKey());
+    }
+    return e == null ? null : e.getValue();
+  }
+
+  private ReadPiece readSegment(
+      Segment segment, long offset, long limit, int maxBytes, boolean minOneBatch)
+      throws IOException {
+    long valid = segment.validLength();
+    LastRead last = lastRead;
+    long position;
+    if (last != null && last.segment == segment && last.nextOffset == offset) {
+      position = last.position;
+    } else {
+      position = segment.index().positionFor(Math.max(0, offset - segment.baseOffset()));
+    }
+    long stopAt = cache.nextCachedOffset(offset);
+    int want = (int) Math.min(valid - position, Math.max(READ_AHEAD_BYTES, (long) maxBytes));
+    ByteBuf block = store.read(segment.logPath(), position, want);
+    int requested = want;
+    try {
+      Found found;
+      while (true) {
+        found = find(block, offset, stopAt);
+        if (found.start >= 0 || found.partialSize <= 0 || position + found.partialAt >= valid) {
+          break;
+        }
+        if (found.partialAt == 0 && requested >= found.partialSize) {
+          throw new IOException(
+              segment.logPath() + ": shorter than its valid length " + valid + " at " + position);
+        }
+        // The batch we need starts in the block but does not end in it: read on from there.
+        position += found.partialAt;
+        int size = (int) Math.min(valid - position, Math.max(found.partialSize, READ_AHEAD_BYTES));
+        block.release();
+        block = null;
+        block = store.read(segment.logPath(), position, size);
+        requested = size;
+      }
+      if (found.start < 0) {
+        return ReadPiece.NONE;
+      }
+      lastRead = new LastRead(segment, found.nextOffset, position + found.end);
+      ByteBuf range = block.retainedSlice(found.start, found.end - found.start);
+      return cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
+    } finally {
+      if (block != null) {
+        block.release();
+      }
+    }
+  }
+
+  /**
+   * Where the whole batches from the one holding {@code offset} up to (not including) the first
+   * that starts at {@code stopAt} lie in {@code block}; start is -1 if none. When the walk ends in
+   * a partial batch, partialAt and partialSize say where it starts and how big it is.
+   */
+  private record Found(int start, int end, long nextOffset, int partialAt, int partialSize) {}
+
+  private static Found find(ByteBuf block, long offset, long stopAt) {
+    int start = -1;
+    int end = 0;
+    long nextOffset = offset;
+    RecordBatches.Walker walker = RecordBatches.walk(block);
+    while (walker.hasNext()) {
+      RecordBatch batch = walker.next();
+      if (batch.baseOffset() >= stopAt) {
+        return new Found(start, end, nextOffset, -1, 0);
+      }
+      if (start < 0 && batch.lastOffset() >= offset) {
+        start = batch.offset();
+      }
+      if (start >= 0) {
+        end = batch.offset() + batch.sizeInBytes();
+        nextOffset = batch.nextOffset();
+      }
+    }
+    int partialAt = walker.position();
+    int partialSize = 0;
+    if (walker.end() == RecordBatches.End.PARTIAL_BATCH
+        && block.writerIndex() - partialAt >= RecordBatch.LOG_OVERHEAD) {
+      // Framing only: a batch starts with its base offset (int64) and its length (int32).
+      partialSize = block.getInt(partialAt + Long.BYTES) + RecordBatch.LOG_OVERHEAD;
+    }
+    return new Found(start, end, nextOffset, partialAt, partialSize);
+  }
+}

@@ -1,0 +1,158 @@
+package io.kelp.engine.log;
+
+import io.kelp.engine.store.Fence;
+import io.kelp.engine.store.ObjectInfo;
+import io.kelp.engine.store.ObjectStore;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fault injector around a real store, for what a real disk cannot do on demand: crash at once
+ * (every later call fails, as if the process had died), tear the next append (write only part of
+ * it, then crash), fail appends for a while (optionally after writing part of them), hold appends
+ * at a gate, or slow them down.
+ */
+final class FaultInjectingStore implements ObjectStore {
+  private final ObjectStore inner;
+  private volatile boolean crashed;
+  private volatile int tearNextAppendAt = -1;
+  private final AtomicInteger failingAppends = new AtomicInteger();
+  private volatile int failingAppendWrites;
+  private volatile CountDownLatch gate;
+  private volatile long appendDelayMs;
+  final AtomicLong appends = new AtomicLong();
+
+  FaultInjectingStore(ObjectStore inner) {
+    this.inner = inner;
+  }
+
+  /** Every call from now on fails. */
+  void crash() {
+    crashed = true;
+  }
+
+  /** The next append writes only its first {@code bytes} bytes, then the store crashes. */
+  void tearNextAppend(int bytes) {
+    tearNextAppendAt = bytes;
+  }
+
+  /** The next {@code n} appends fail, each after writing its first {@code partialBytes} bytes. */
+  void failAppends(int n, int partialBytes) {
+    failingAppendWrites = partialBytes;
+    failingAppends.set(n);
+  }
+
+  /** Appends wait until {@link #openGate()}. */
+  void closeGate() {
+    gate = new CountDownLatch(1);
+  }
+
+  void openGate() {
+    CountDownLatch g = gate;
+    gate = null;
+    if (g != null) {
+      g.countDown();
+    }
+  }
+
+  void slowAppends(long delayMs) {
+    appendDelayMs = delayMs;
+  }
+
+  private void check() throws IOException {
+    if (crashed) {
+      throw new IOException("the store crashed");
+    }
+  }
+
+  @Override
+  public void append(String path, ByteBuf data, Fence fence) throws IOException {
+    check();
+    CountDownLatch g = gate;
+    if (g != null) {
+      try {
+        g.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted at the gate", e);
+      }
+    }
+    if (appendDelayMs > 0) {
+      try {
+        Thread.sleep(appendDelayMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      }
+    }
+    check();
+    int tear = tearNextAppendAt;
+    if (tear >= 0) {
+      tearNextAppendAt = -1;
+      crashed = true;
+      inner.append(
+          path, data.slice(data.readerIndex(), Math.min(tear, data.readableBytes())), fence);
+      throw new IOException("the store crashed in the middle of an append");
+    }
+    if (failingAppends.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      int partial = Math.min(failingAppendWrites, data.readableBytes());
+      if (partial > 0) {
+        inner.append(path, data.slice(data.readerIndex(), partial), fence);
+      }
+      throw new IOException("injected append failure");
+    }
+    inner.append(path, data, fence);
+    appends.incrementAndGet();
+  }
+
+  @Override
+  public void put(String path, ByteBuf data, Fence fence) throws IOException {
+    check();
+    inner.put(path, data, fence);
+  }
+
+  @Override
+  public ByteBuf read(String path, long position, int length) throws IOException {
+    check();
+    return inner.read(path, position, length);
+  }
+
+  @Override
+  public Optional<ObjectInfo> stat(String path) throws IOException {
+    check();
+    return inner.stat(path);
+  }
+
+  @Override
+  public List<ObjectInfo> list(String directory) throws IOException {
+    check();
+    return inner.list(directory);
+  }
+
+  @Override
+  public void delete(String path) throws IOException {
+    check();
+    inner.delete(path);
+  }
+
+  @Override
+  public long claim(String directory, long epoch) throws IOException {
+    check();
+    return inner.claim(directory, epoch);
+  }
+
+  @Override
+  public String describe() {
+    return "faulty:" + inner.describe();
+  }
+
+  @Override
+  public void close() throws IOException {
+    inner.close();
+  }
+}
