@@ -55,7 +55,6 @@ class ServeCommandTest {
       Matcher ready) {}
 
   private Served serve(Map<String, String> env, String... args) throws Exception {
-    io.kelp.gateway.testing.TestBroker.assumeEngine(dir);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-cp");

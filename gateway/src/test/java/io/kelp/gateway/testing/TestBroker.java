@@ -1,11 +1,7 @@
 package io.kelp.gateway.testing;
 
-import io.kelp.engine.log.EngineConfig;
-import io.kelp.engine.log.LogEngines;
-import io.kelp.engine.store.LocalObjectStore;
 import io.kelp.gateway.server.Broker;
 import io.kelp.gateway.server.BrokerConfig;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,7 +14,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real broker in this JVM on free ports with its own data directory, and Kafka clients pointed at
@@ -35,22 +30,8 @@ public final class TestBroker implements AutoCloseable {
     this.settings = settings;
   }
 
-  /**
-   * Skips the calling test while this branch's segment engine is still the placeholder that throws;
-   * a no-op once the engine is in.
-   */
-  public static void assumeEngine(Path dir) throws Exception {
-    try (LocalObjectStore store =
-        new LocalObjectStore(dir.resolve("engine-probe"), UnpooledByteBufAllocator.DEFAULT)) {
-      LogEngines.create(store, EngineConfig.defaults()).close();
-    } catch (UnsupportedOperationException e) {
-      Assumptions.abort("the segment engine is not on this branch yet");
-    }
-  }
-
   /** Starts a broker storing under {@code dataDir}, with extra settings. */
   public static TestBroker start(Path dataDir, Map<String, String> extra) throws Exception {
-    assumeEngine(dataDir);
     Map<String, String> settings = new HashMap<>();
     settings.put(BrokerConfig.LISTEN, "127.0.0.1:0");
     settings.put(BrokerConfig.METRICS_LISTEN, "127.0.0.1:0");
