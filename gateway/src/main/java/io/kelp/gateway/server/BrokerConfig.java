@@ -49,6 +49,10 @@ public final class BrokerConfig {
   public static final String MEMORY_MAX_BYTES = "memory.max.bytes";
   public static final String TAIL_CACHE_BYTES = "tail.cache.bytes";
   public static final String IO_THREADS = "io.threads";
+  public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
+  public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
+  public static final String CLEANER_BACKOFF_MS = "cleaner.backoff.ms";
+  public static final String CLEANER_DEDUPE_BUFFER_BYTES = "cleaner.dedupe.buffer.bytes";
 
   private static final EngineConfig ENGINE = EngineConfig.defaults();
 
@@ -131,7 +135,27 @@ public final class BrokerConfig {
               IO_THREADS,
               "N",
               Integer.toString(ENGINE.ioThreads()),
-              "Threads that write to and read from the store."));
+              "Threads that write to and read from the store."),
+          new Setting(
+              RETENTION_CHECK_INTERVAL_MS,
+              "MS",
+              Long.toString(ENGINE.retentionCheckIntervalMs()),
+              "How often retention deletes expired segments."),
+          new Setting(
+              PRODUCER_ID_EXPIRATION_MS,
+              "MS",
+              Long.toString(ENGINE.producerIdExpirationMs()),
+              "How long an idle idempotent producer's state is kept."),
+          new Setting(
+              CLEANER_BACKOFF_MS,
+              "MS",
+              Long.toString(ENGINE.cleanerBackoffMs()),
+              "How often compaction looks for work."),
+          new Setting(
+              CLEANER_DEDUPE_BUFFER_BYTES,
+              "BYTES",
+              Long.toString(ENGINE.cleanerDedupeBufferBytes()),
+              "Memory compaction's key map may use."));
 
   private static final Map<String, Setting> BY_KEY = index();
 
@@ -244,6 +268,18 @@ public final class BrokerConfig {
     }
     if (e.ioThreads() < 1) {
       problems.add(IO_THREADS);
+    }
+    if (e.retentionCheckIntervalMs() < 1) {
+      problems.add(RETENTION_CHECK_INTERVAL_MS);
+    }
+    if (e.producerIdExpirationMs() < 1) {
+      problems.add(PRODUCER_ID_EXPIRATION_MS);
+    }
+    if (e.cleanerBackoffMs() < 1) {
+      problems.add(CLEANER_BACKOFF_MS);
+    }
+    if (e.cleanerDedupeBufferBytes() < 1) {
+      problems.add(CLEANER_DEDUPE_BUFFER_BYTES);
     }
     if (!problems.isEmpty()) {
       throw bad(problems.get(0), "out of range");
@@ -367,7 +403,11 @@ public final class BrokerConfig {
         longValue(FLUSH_MAX_BYTES),
         longValue(MEMORY_MAX_BYTES),
         longValue(TAIL_CACHE_BYTES),
-        intValue(IO_THREADS));
+        intValue(IO_THREADS),
+        longValue(RETENTION_CHECK_INTERVAL_MS),
+        longValue(PRODUCER_ID_EXPIRATION_MS),
+        longValue(CLEANER_BACKOFF_MS),
+        longValue(CLEANER_DEDUPE_BUFFER_BYTES));
   }
 
   /** Every setting's resolved value, by key. */
