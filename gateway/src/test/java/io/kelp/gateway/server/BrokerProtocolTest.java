@@ -49,6 +49,7 @@ class BrokerProtocolTest {
   @TempDir Path dir;
   private TestBroker kelp;
   private WireClient wire;
+  private final List<ByteBuf> built = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -58,6 +59,7 @@ class BrokerProtocolTest {
 
   @AfterEach
   void stop() throws Exception {
+    built.forEach(ByteBuf::release);
     if (wire != null) {
       wire.close();
     }
@@ -77,10 +79,25 @@ class BrokerProtocolTest {
     assertEquals(0, r.topics().get(0).errorCode(), r.toString());
   }
 
-  private static ByteBuf batch(String value) {
-    return new RecordBatchBuilder()
-        .append(System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8))
-        .build();
+  private ByteBuf batch(String value) {
+    return owned(
+        new RecordBatchBuilder()
+            .append(System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8))
+            .build());
+  }
+
+  /** Test-side buffers, released after each test. */
+  private ByteBuf owned(ByteBuf buf) {
+    built.add(buf);
+    return buf;
+  }
+
+  private ByteBuf idempotent(long producerId, int sequence, String value) {
+    return owned(
+        new RecordBatchBuilder()
+            .producer(producerId, (short) 0, sequence)
+            .append(System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8))
+            .build());
   }
 
   private static ProduceRequest produce(short acks, String topic, Map<Integer, ByteBuf> records) {
@@ -150,11 +167,53 @@ class BrokerProtocolTest {
     ByteBuf bad = batch("broken");
     bad.setByte(bad.writerIndex() - 1, bad.getByte(bad.writerIndex() - 1) ^ 0x55);
     ProduceResponse r = wire.call(produce((short) -1, "mixed", Map.of(0, good, 1, bad)), (short) 9);
-    good.release();
-    bad.release();
     Map<Integer, Short> codes = new TreeMap<>();
     r.responses().get(0).partitionResponses().forEach(p -> codes.put(p.index(), p.errorCode()));
     assertEquals(Map.of(0, (short) 0, 1, (short) 2), codes, "CORRUPT_MESSAGE for the bad CRC only");
+  }
+
+  @Test
+  void idempotentDuplicatesGetTheirOriginalOffsetsAndGapsAreRejected() throws Exception {
+    createTopic("idem", 1);
+    InitProducerIdResponse id =
+        wire.call(new InitProducerIdRequest().setTransactionalId(null), (short) 4);
+    long pid = id.producerId();
+    ProduceResponse r =
+        wire.call(produce((short) -1, "idem", Map.of(0, idempotent(pid, 0, "a"))), (short) 9);
+    assertEquals(0, r.responses().get(0).partitionResponses().get(0).errorCode());
+    r = wire.call(produce((short) -1, "idem", Map.of(0, idempotent(pid, 1, "b"))), (short) 9);
+    assertEquals(1, r.responses().get(0).partitionResponses().get(0).baseOffset());
+    // The first batch again: acknowledged with its original offset, stored once.
+    r = wire.call(produce((short) -1, "idem", Map.of(0, idempotent(pid, 0, "a"))), (short) 9);
+    assertEquals(0, r.responses().get(0).partitionResponses().get(0).errorCode());
+    assertEquals(0, r.responses().get(0).partitionResponses().get(0).baseOffset());
+    // A gap in the sequence.
+    r = wire.call(produce((short) -1, "idem", Map.of(0, idempotent(pid, 5, "c"))), (short) 9);
+    assertEquals(45, r.responses().get(0).partitionResponses().get(0).errorCode());
+    assertEquals(
+        2, kelp.broker().services().topics().get("idem").orElseThrow().log(0).logEndOffset());
+  }
+
+  @Test
+  void compactedTopicsNeedKeys() throws Exception {
+    CreateTopicsRequest.CreatableTopic t =
+        new CreateTopicsRequest.CreatableTopic()
+            .setName("compacted")
+            .setNumPartitions(1)
+            .setReplicationFactor((short) -1);
+    t.configs()
+        .add(
+            new CreateTopicsRequest.CreatableTopicConfig()
+                .setName("cleanup.policy")
+                .setValue("compact"));
+    CreateTopicsResponse created =
+        wire.call(new CreateTopicsRequest().setTopics(new ArrayList<>(List.of(t))), (short) 5);
+    assertEquals(0, created.topics().get(0).errorCode());
+    ByteBuf keyless = batch("no key");
+    ProduceResponse r = wire.call(produce((short) 1, "compacted", Map.of(0, keyless)), (short) 9);
+    ProduceResponse.PartitionProduceResponse p = r.responses().get(0).partitionResponses().get(0);
+    assertEquals(87, p.errorCode(), "INVALID_RECORD");
+    assertEquals(0, p.recordErrors().get(0).batchIndex());
   }
 
   @Test
@@ -169,7 +228,6 @@ class BrokerProtocolTest {
     assertEquals(21, r.responses().get(0).partitionResponses().get(0).errorCode());
     r = wire.call(produce((short) 1, "nope", Map.of(0, b)), (short) 9);
     assertEquals(3, r.responses().get(0).partitionResponses().get(0).errorCode());
-    b.release();
   }
 
   @Test
@@ -181,7 +239,6 @@ class BrokerProtocolTest {
     // The next response on the wire is the Metadata one: the produce got none.
     assertNotNull(wire.receive((short) 3, (short) 12, id));
     wire.send(produce((short) 0, "missing", Map.of(0, b)), (short) 9);
-    b.release();
     assertTrue(wire.closedByBroker());
   }
 
@@ -190,7 +247,6 @@ class BrokerProtocolTest {
     createTopic("fetched", 1);
     ByteBuf b = batch("v");
     wire.call(produce((short) -1, "fetched", Map.of(0, b)), (short) 9);
-    b.release();
     FetchRequest f = fetch("fetched", 0, 0, -1);
     f.topics().add(topic("unknown", 0, 0, -1));
     FetchResponse r = wire.call(f, (short) 12);
@@ -221,7 +277,6 @@ class BrokerProtocolTest {
     wire = new WireClient(kelp.port());
     ByteBuf b = batch("v");
     wire.call(produce((short) -1, "epochs", Map.of(0, b)), (short) 9);
-    b.release();
     int epoch = kelp.broker().services().topics().get("epochs").orElseThrow().log(0).leaderEpoch();
     MetadataResponse m =
         wire.call(
