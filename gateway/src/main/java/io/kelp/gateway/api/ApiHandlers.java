@@ -1,5 +1,22 @@
 package io.kelp.gateway.api;
 
+import io.kelp.gateway.api.alterconfigs.AlterConfigsHandler;
+import io.kelp.gateway.api.apiversions.ApiVersionsHandler;
+import io.kelp.gateway.api.createpartitions.CreatePartitionsHandler;
+import io.kelp.gateway.api.createtopics.CreateTopicsHandler;
+import io.kelp.gateway.api.deleterecords.DeleteRecordsHandler;
+import io.kelp.gateway.api.deletetopics.DeleteTopicsHandler;
+import io.kelp.gateway.api.describecluster.DescribeClusterHandler;
+import io.kelp.gateway.api.describeconfigs.DescribeConfigsHandler;
+import io.kelp.gateway.api.describelogdirs.DescribeLogDirsHandler;
+import io.kelp.gateway.api.describetopicpartitions.DescribeTopicPartitionsHandler;
+import io.kelp.gateway.api.fetch.FetchHandler;
+import io.kelp.gateway.api.incrementalalterconfigs.IncrementalAlterConfigsHandler;
+import io.kelp.gateway.api.initproducerid.InitProducerIdHandler;
+import io.kelp.gateway.api.listoffsets.ListOffsetsHandler;
+import io.kelp.gateway.api.metadata.MetadataHandler;
+import io.kelp.gateway.api.offsetforleaderepoch.OffsetForLeaderEpochHandler;
+import io.kelp.gateway.api.produce.ProduceHandler;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,23 +32,23 @@ public final class ApiHandlers {
   /** Every API Kelp serves now. Group, offset and transaction APIs come later. */
   public static ApiHandlers standard() {
     ApiHandlers t = new ApiHandlers();
-    t.register(new io.kelp.gateway.api.produce.ProduceHandler())
-        .register(new io.kelp.gateway.api.fetch.FetchHandler())
-        .register(new io.kelp.gateway.api.listoffsets.ListOffsetsHandler())
-        .register(new io.kelp.gateway.api.metadata.MetadataHandler())
-        .register(new io.kelp.gateway.api.apiversions.ApiVersionsHandler(t))
-        .register(new io.kelp.gateway.api.createtopics.CreateTopicsHandler())
-        .register(new io.kelp.gateway.api.deletetopics.DeleteTopicsHandler())
-        .register(new io.kelp.gateway.api.deleterecords.DeleteRecordsHandler())
-        .register(new io.kelp.gateway.api.initproducerid.InitProducerIdHandler())
-        .register(new io.kelp.gateway.api.offsetforleaderepoch.OffsetForLeaderEpochHandler())
-        .register(new io.kelp.gateway.api.describeconfigs.DescribeConfigsHandler())
-        .register(new io.kelp.gateway.api.alterconfigs.AlterConfigsHandler())
-        .register(new io.kelp.gateway.api.describelogdirs.DescribeLogDirsHandler())
-        .register(new io.kelp.gateway.api.createpartitions.CreatePartitionsHandler())
-        .register(new io.kelp.gateway.api.incrementalalterconfigs.IncrementalAlterConfigsHandler())
-        .register(new io.kelp.gateway.api.describecluster.DescribeClusterHandler())
-        .register(new io.kelp.gateway.api.describetopicpartitions.DescribeTopicPartitionsHandler());
+    t.register(new ProduceHandler())
+        .register(new FetchHandler())
+        .register(new ListOffsetsHandler())
+        .register(new MetadataHandler())
+        .register(new ApiVersionsHandler(t))
+        .register(new CreateTopicsHandler())
+        .register(new DeleteTopicsHandler())
+        .register(new DeleteRecordsHandler())
+        .register(new InitProducerIdHandler())
+        .register(new OffsetForLeaderEpochHandler())
+        .register(new DescribeConfigsHandler())
+        .register(new AlterConfigsHandler())
+        .register(new DescribeLogDirsHandler())
+        .register(new CreatePartitionsHandler())
+        .register(new IncrementalAlterConfigsHandler())
+        .register(new DescribeClusterHandler())
+        .register(new DescribeTopicPartitionsHandler());
     return t;
   }
 
