@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +47,18 @@ class ServeCommandTest {
           "Kelp (\\S+) ready on 127\\.0\\.0\\.1:(\\d+) \\(store local:(.+), data dir (.+), broker (\\d+)\\)");
 
   @TempDir Path dir;
+  private final List<Process> started = new ArrayList<>();
+
+  /** Never leave a broker behind, whatever the test did. */
+  @AfterEach
+  void killLeftovers() throws InterruptedException {
+    for (Process p : started) {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
 
   private record Served(
       Process process,
@@ -65,6 +78,7 @@ class ServeCommandTest {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().putAll(env);
     Process process = pb.start();
+    started.add(process);
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     List<String> all = java.util.Collections.synchronizedList(new ArrayList<>());
     Thread reader =
@@ -243,6 +257,7 @@ class ServeCommandTest {
                 "zero")
             .redirectErrorStream(true)
             .start();
+    started.add(p);
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     assertEquals(2, p.exitValue());
