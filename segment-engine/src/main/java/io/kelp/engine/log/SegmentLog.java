@@ -87,6 +87,12 @@ final class SegmentLog implements PartitionLog {
   private volatile boolean rollRequested;
   private int failedFlushes;
 
+  /** The highest generation a cleaned segment of this log has had. */
+  private int cleanerGeneration;
+
+  /** The earliest delete horizon of a tombstone the cleaner kept: a clean is due then. */
+  volatile long tombstoneHorizonMs = Long.MAX_VALUE;
+
   SegmentLog(
       TopicPartition tp,
       EngineContext ctx,
@@ -114,6 +120,9 @@ final class SegmentLog implements PartitionLog {
             recovered.producers(),
             recovered.active());
     this.storeReads = new StoreReads(ctx.store(), segments, cache);
+    for (Segment s : segments.values()) {
+      cleanerGeneration = Math.max(cleanerGeneration, s.generation());
+    }
     this.nextOffset = recovered.nextOffset();
     this.logEndOffset = nextOffset;
     this.highWatermark = nextOffset;
@@ -604,6 +613,11 @@ final class SegmentLog implements PartitionLog {
   void requestRoll() {
     rollRequested = true;
     scheduleFlush();
+  }
+
+  /** A generation no segment of this log has had yet. Maintenance thread only. */
+  int nextCleanerGeneration() {
+    return ++cleanerGeneration;
   }
 
   ProducerStateTable durableProducers() {
