@@ -466,6 +466,10 @@ final class SegmentLog implements PartitionLog {
         if (piece == null) {
           piece = storeReads.read(pos, limit, left, minOne);
         }
+        if (piece.isSkip()) {
+          pos = piece.nextOffset();
+          continue;
+        }
         if (piece.isEmpty()) {
           break;
         }

@@ -270,4 +270,21 @@ class SegmentLogTest extends LogTestSupport {
     assertEquals(new EpochEndOffset(0, 0), log.endOffsetForEpoch(0));
     assertEquals(EpochEndOffset.UNKNOWN, log.endOffsetForEpoch(7));
   }
+
+  @ParameterizedTest
+  @ValueSource(longs = {0, 256L << 20})
+  void aSequentialReaderReadsEachStoreByteAboutOnce(long tailCacheBytes) throws Exception {
+    LogConfig config = withSegmentBytes(LogConfig.defaults(), 256 << 10);
+    PartitionLog log = open(config);
+    for (int i = 0; i < 1500; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    long size = log.sizeInBytes();
+    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    log = restart(config);
+    long before = store.readBytes.get();
+    assertEquals(1500, readAll(log, 0, 8 << 10).size());
+    long read = store.readBytes.get() - before;
+    assertTrue(read < size + size / 4, "read " + read + " bytes from the store for " + size);
+  }
 }
