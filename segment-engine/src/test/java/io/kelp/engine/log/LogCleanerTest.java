@@ -232,4 +232,27 @@ class LogCleanerTest extends LogTestSupport {
     r.durable().get(10, TimeUnit.SECONDS);
     assertEquals("last", latest(readAll(log)).get("same").value());
   }
+
+  @Test
+  void theOfflineReaderSeesTheCompactedLog() throws Exception {
+    long now = System.currentTimeMillis();
+    PartitionLog log = open(compacted(1500));
+    for (int i = 0; i < 30; i++) {
+      appendDurably(log, Batches.keyed(now, Compression.NONE, "k" + (i % 3), "v" + i));
+    }
+    roll(log);
+    clean(log, now);
+    List<Long> live = readAll(log).stream().map(Batches.Rec::offset).toList();
+    List<Long> offline = new java.util.ArrayList<>();
+    LogReader.readBatches(
+        store,
+        DIR,
+        0,
+        batch -> {
+          offline.addAll(Batches.records(batch).stream().map(Batches.Rec::offset).toList());
+          return true;
+        });
+    assertEquals(List.of(27L, 28L, 29L), live);
+    assertEquals(live, offline);
+  }
 }
