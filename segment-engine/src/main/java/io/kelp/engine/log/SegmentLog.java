@@ -276,8 +276,8 @@ final class SegmentLog implements PartitionLog {
         written = writer.writeGroup(chunks, written, config, nowMs);
       }
       if (rollRequested) {
-        rollRequested = false;
         writer.seal();
+        rollRequested = false;
       }
       if (s == State.CLOSING) {
         writer.checkpoint();
@@ -325,7 +325,12 @@ final class SegmentLog implements PartitionLog {
     pending.removeFirst(written.size());
     for (PendingChunk chunk : written) {
       bytes += chunk.size();
-      cache.addAndRead(chunk.data, -1, 0, 0, false, true);
+      try {
+        cache.addAndRead(chunk.data, -1, 0, 0, false, true);
+      } catch (RuntimeException e) {
+        // Only the cache misses out (the bytes were released); the data is durable.
+        log.warn("{}: could not cache written batches: {}", tp, e.toString());
+      }
     }
     highWatermark = written.get(written.size() - 1).nextOffset;
     ctx.memory().release(bytes);
