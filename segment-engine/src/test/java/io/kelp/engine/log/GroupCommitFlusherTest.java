@@ -53,7 +53,7 @@ class GroupCommitFlusherTest extends LogTestSupport {
   @Test
   void aFlushDelayWaitsForMoreDataUntilFlushMaxBytes() throws Exception {
     int batch = Batches.sized(1000, 1).readableBytes();
-    engineConfig = new EngineConfig(60_000, 5L * batch, 64 << 20, 1 << 20, 2);
+    engineConfig = quietConfig(60_000, 5L * batch, 64 << 20, 1 << 20, 2);
     PartitionLog log = open();
     List<AppendResult> results = new ArrayList<>();
     for (int i = 0; i < 4; i++) {

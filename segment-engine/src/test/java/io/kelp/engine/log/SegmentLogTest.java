@@ -93,7 +93,7 @@ class SegmentLogTest extends LogTestSupport {
   @ParameterizedTest
   @ValueSource(longs = {0, 256L << 20})
   void aReadInsideABatchReturnsTheWholeBatch(long tailCacheBytes) throws Exception {
-    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
     PartitionLog log = open();
     appendDurably(log, Batches.batch("a", 10, 1000));
     appendDurably(log, Batches.batch("b", 10, 1000));
@@ -112,7 +112,7 @@ class SegmentLogTest extends LogTestSupport {
   @ParameterizedTest
   @ValueSource(longs = {0, 256L << 20})
   void maxBytesCountsWholeBatchesAndMinOneBatchOverridesIt(long tailCacheBytes) throws Exception {
-    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
     PartitionLog log = open();
     int size = Batches.sized(1000, 1).readableBytes();
     for (int i = 0; i < 5; i++) {
@@ -284,7 +284,7 @@ class SegmentLogTest extends LogTestSupport {
       appendDurably(log, Batches.sized(700, 1000 + i));
     }
     long size = log.sizeInBytes();
-    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
     log = restart(config);
     long before = store.readBytes.get();
     assertEquals(1500, readAll(log, 0, 8 << 10).size());
