@@ -19,6 +19,8 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * ListOffsets (key 2), versions 1-7. Per partition: -2 is the log start offset, -1 the high
@@ -32,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
  * returned lies below the end of the current epoch, so client validation with it always passes.
  */
 public final class ListOffsetsHandler implements ApiHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ListOffsetsHandler.class);
   static final long LATEST = -1;
   static final long EARLIEST = -2;
   static final long MAX_TIMESTAMP = -3;
@@ -83,7 +86,17 @@ public final class ListOffsetsHandler implements ApiHandler {
         } else if (log == null) {
           out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         } else {
-          lookup(log, v, p, committed, out);
+          try {
+            lookup(log, v, p, committed, out);
+          } catch (java.io.UncheckedIOException e) {
+            // A time lookup had to read the store and the read failed.
+            LOG.warn(
+                "ListOffsets {}-{}: store read failed: {}",
+                t.name(),
+                p.partitionIndex(),
+                e.getMessage());
+            out.setErrorCode(Errors.KAFKA_STORAGE_ERROR).setOffset(-1).setTimestamp(-1);
+          }
         }
         topicOut.partitions().add(out);
       }
