@@ -17,7 +17,14 @@ public final class Kelp implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Kelp()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The {@code kelp} command with all its subcommands. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new Kelp())
+        .addSubcommand("serve", ServeCommand.commandLine())
+        .addSubcommand("dump", new DumpCommand());
   }
 
   @Override

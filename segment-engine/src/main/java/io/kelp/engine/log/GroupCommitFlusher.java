@@ -39,6 +39,7 @@ final class GroupCommitFlusher {
 
   private final Thread thread;
   private long firstDirtyNanos;
+  private boolean urgentPending;
   private volatile boolean delaying;
   private volatile boolean stopping;
   private volatile boolean halted;
@@ -56,14 +57,18 @@ final class GroupCommitFlusher {
     thread.start();
   }
 
-  /** Queues {@code log} for the next cycle. */
-  void schedule(SegmentLog log) {
+  /**
+   * Queues {@code log} for the next cycle; an {@code urgent} one (closing, rolling) starts that
+   * cycle without waiting for flushMaxDelayMs.
+   */
+  void schedule(SegmentLog log, boolean urgent) {
     lock.lock();
     try {
       if (dirty.isEmpty()) {
         firstDirtyNanos = System.nanoTime();
       }
       dirty.putIfAbsent(log, 0L);
+      urgentPending |= urgent;
       changed.signal();
     } finally {
       lock.unlock();
@@ -155,7 +160,11 @@ final class GroupCommitFlusher {
         }
         if (anyDue) {
           long dueAt = firstDirtyNanos + maxDelayNanos;
-          if (maxDelayNanos == 0 || stopping || now >= dueAt || memory.pendingBytes() >= maxBytes) {
+          if (maxDelayNanos == 0
+              || stopping
+              || urgentPending
+              || now >= dueAt
+              || memory.pendingBytes() >= maxBytes) {
             return takeDue(now);
           }
           wakeAt = Math.min(wakeAt, dueAt);
@@ -184,6 +193,7 @@ final class GroupCommitFlusher {
       }
     }
     firstDirtyNanos = now;
+    urgentPending = false;
     return due;
   }
 

@@ -29,6 +29,10 @@ final class LogCache {
     return e.getValue().slice(offset, limit, maxBytes, minOneBatch);
   }
 
+  boolean enabled() {
+    return budget.enabled();
+  }
+
   /** The first offset of the first range above {@code offset}, or Long.MAX_VALUE. */
   synchronized long nextCachedOffset(long offset) {
     Long key = ranges.higherKey(offset);

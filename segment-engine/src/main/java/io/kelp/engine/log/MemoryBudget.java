@@ -2,6 +2,7 @@ package io.kelp.engine.log;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,7 +50,12 @@ final class MemoryBudget {
   private void notifyWaiters() {
     Runnable r;
     while (!over() && (r = waiters.poll()) != null) {
-      notifier.execute(r);
+      try {
+        notifier.execute(r);
+      } catch (RejectedExecutionException e) {
+        // The engine is shutting down: tell the listener on this thread instead.
+        r.run();
+      }
     }
   }
 }

@@ -18,7 +18,19 @@ record ReadPiece(ByteBuf data, long nextOffset, int bytes, boolean stopped) {
   /** The next batch does not fit in the bytes left. */
   static final ReadPiece FULL = new ReadPiece(null, -1, 0, true);
 
+  /**
+   * Nothing here, but the log has no batch before {@code offset} either (a gap left by compaction):
+   * the read goes on from there.
+   */
+  static ReadPiece skipTo(long offset) {
+    return new ReadPiece(null, offset, 0, false);
+  }
+
   boolean isEmpty() {
     return data == null;
+  }
+
+  boolean isSkip() {
+    return data == null && !stopped;
   }
 }

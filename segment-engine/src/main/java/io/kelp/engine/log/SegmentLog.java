@@ -10,12 +10,9 @@ import io.kelp.engine.segment.Segment;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -66,9 +63,9 @@ final class SegmentLog implements PartitionLog {
   final ProducerStateTable producers;
   final LogCache cache;
   private final SegmentWriter writer;
-  private final StoreReads storeReads;
+  private final LogReads reads;
   private final ReentrantLock lock = new ReentrantLock();
-  private final ArrayDeque<PendingChunk> pending = new ArrayDeque<>();
+  private final PendingQueue pending = new PendingQueue();
   private final AtomicBoolean flushScheduled = new AtomicBoolean();
   private final CopyOnWriteArrayList<Runnable> hwListeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -86,6 +83,12 @@ final class SegmentLog implements PartitionLog {
   private volatile State state = State.OPEN;
   private volatile boolean rollRequested;
   private int failedFlushes;
+
+  /** The highest generation a cleaned segment of this log has had. */
+  private int cleanerGeneration;
+
+  /** The earliest delete horizon of a tombstone the cleaner kept: a clean is due then. */
+  volatile long tombstoneHorizonMs = Long.MAX_VALUE;
 
   SegmentLog(
       TopicPartition tp,
@@ -113,7 +116,10 @@ final class SegmentLog implements PartitionLog {
             segments,
             recovered.producers(),
             recovered.active());
-    this.storeReads = new StoreReads(ctx.store(), segments, cache);
+    this.reads = new LogReads(cache, new StoreReads(ctx.store(), segments, cache), ctx.alloc());
+    for (Segment s : segments.values()) {
+      cleanerGeneration = Math.max(cleanerGeneration, s.generation());
+    }
     this.nextOffset = recovered.nextOffset();
     this.logEndOffset = nextOffset;
     this.highWatermark = nextOffset;
@@ -163,7 +169,7 @@ final class SegmentLog implements PartitionLog {
       check.commit();
       nextOffset = chunk.nextOffset;
       logEndOffset = chunk.nextOffset;
-      pending.addLast(chunk);
+      pending.add(chunk);
       lastDurable = chunk.durable;
       ctx.memory().reserve(chunk.size());
       result =
@@ -235,8 +241,14 @@ final class SegmentLog implements PartitionLog {
 
   void scheduleFlush() {
     if (flushScheduled.compareAndSet(false, true)) {
-      ctx.flusher().schedule(this);
+      ctx.flusher().schedule(this, false);
     }
+  }
+
+  /** Flushes at the next cycle whatever the flush delay: to close or roll. */
+  private void scheduleUrgentFlush() {
+    flushScheduled.set(true);
+    ctx.flusher().schedule(this, true);
   }
 
   // ---------------------------------------------------------------- flush
@@ -256,13 +268,7 @@ final class SegmentLog implements PartitionLog {
       finishClose();
       return FlushOutcome.DONE;
     }
-    List<PendingChunk> chunks;
-    lock.lock();
-    try {
-      chunks = new ArrayList<>(pending);
-    } finally {
-      lock.unlock();
-    }
+    List<PendingChunk> chunks = pending.snapshot();
     int written = 0;
     IOException error = null;
     try {
@@ -270,8 +276,8 @@ final class SegmentLog implements PartitionLog {
         written = writer.writeGroup(chunks, written, config, nowMs);
       }
       if (rollRequested) {
-        rollRequested = false;
         writer.seal();
+        rollRequested = false;
       }
       if (s == State.CLOSING) {
         writer.checkpoint();
@@ -303,7 +309,7 @@ final class SegmentLog implements PartitionLog {
       log.info("{}: writing to the store works again after {} failures", tp, failedFlushes);
       failedFlushes = 0;
     }
-    if (s == State.CLOSING && !hasPending()) {
+    if (s == State.CLOSING && pending.isEmpty()) {
       finishClose();
     }
     return FlushOutcome.DONE;
@@ -316,17 +322,15 @@ final class SegmentLog implements PartitionLog {
 
   private void completeWritten(List<PendingChunk> written) {
     long bytes = 0;
-    lock.lock();
-    try {
-      for (int i = 0; i < written.size(); i++) {
-        pending.pollFirst();
-      }
-    } finally {
-      lock.unlock();
-    }
+    pending.removeFirst(written.size());
     for (PendingChunk chunk : written) {
       bytes += chunk.size();
-      cache.addAndRead(chunk.data, -1, 0, 0, false, true);
+      try {
+        cache.addAndRead(chunk.data, -1, 0, 0, false, true);
+      } catch (RuntimeException e) {
+        // Only the cache misses out (the bytes were released); the data is durable.
+        log.warn("{}: could not cache written batches: {}", tp, e.toString());
+      }
     }
     highWatermark = written.get(written.size() - 1).nextOffset;
     ctx.memory().release(bytes);
@@ -339,15 +343,6 @@ final class SegmentLog implements PartitionLog {
       } catch (RuntimeException e) {
         log.warn("{}: a high watermark listener failed", tp, e);
       }
-    }
-  }
-
-  private boolean hasPending() {
-    lock.lock();
-    try {
-      return !pending.isEmpty();
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -365,14 +360,7 @@ final class SegmentLog implements PartitionLog {
 
   private void dropPending(IOException why) {
     long bytes = 0;
-    List<PendingChunk> dropped;
-    lock.lock();
-    try {
-      dropped = new ArrayList<>(pending);
-      pending.clear();
-    } finally {
-      lock.unlock();
-    }
+    List<PendingChunk> dropped = pending.drain();
     for (PendingChunk chunk : dropped) {
       bytes += chunk.size();
       chunk.data.release();
@@ -401,7 +389,7 @@ final class SegmentLog implements PartitionLog {
     } finally {
       lock.unlock();
     }
-    scheduleFlush();
+    scheduleUrgentFlush();
     return closed;
   }
 
@@ -415,7 +403,7 @@ final class SegmentLog implements PartitionLog {
     } finally {
       lock.unlock();
     }
-    scheduleFlush();
+    scheduleUrgentFlush();
     return closed;
   }
 
@@ -446,32 +434,10 @@ final class SegmentLog implements PartitionLog {
       return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
     }
     long limit = isolation == Isolation.READ_COMMITTED ? lastStableOffset() : hw;
-    ByteBuf out = null;
+    ByteBuf out;
     try {
-      long pos = offset;
-      int left = Math.max(0, maxBytes);
-      boolean first = true;
-      while (pos < limit) {
-        boolean minOne = first && minOneBatch;
-        ReadPiece piece = cache.read(pos, limit, left, minOne);
-        if (piece == null) {
-          piece = storeReads.read(pos, limit, left, minOne);
-        }
-        if (piece.isEmpty()) {
-          break;
-        }
-        out = append(out, piece.data());
-        left -= piece.bytes();
-        pos = piece.nextOffset();
-        first = false;
-        if (piece.stopped()) {
-          break;
-        }
-      }
+      out = reads.collect(offset, limit, maxBytes, minOneBatch);
     } catch (IOException | RuntimeException e) {
-      if (out != null) {
-        out.release();
-      }
       if (e instanceof NoSuchFileException && offset < logStartOffset()) {
         return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, logStartOffset());
       }
@@ -485,21 +451,6 @@ final class SegmentLog implements PartitionLog {
         lastStableOffset(),
         start,
         List.of());
-  }
-
-  private ByteBuf append(ByteBuf out, ByteBuf piece) {
-    if (out == null) {
-      return piece;
-    }
-    CompositeByteBuf composite;
-    if (out instanceof CompositeByteBuf c) {
-      composite = c;
-    } else {
-      composite = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
-      composite.addComponent(true, out);
-    }
-    composite.addComponent(true, piece);
-    return composite;
   }
 
   // ---------------------------------------------------------------- offsets and state
@@ -566,15 +517,7 @@ final class SegmentLog implements PartitionLog {
     for (Segment s : segments.values()) {
       size += s.validLength();
     }
-    lock.lock();
-    try {
-      for (PendingChunk chunk : pending) {
-        size += chunk.size();
-      }
-    } finally {
-      lock.unlock();
-    }
-    return size;
+    return size + pending.bytes();
   }
 
   @Override
@@ -603,7 +546,12 @@ final class SegmentLog implements PartitionLog {
   /** Asks the flusher to seal the active segment, so that maintenance may remove it. */
   void requestRoll() {
     rollRequested = true;
-    scheduleFlush();
+    scheduleUrgentFlush();
+  }
+
+  /** A generation no segment of this log has had yet. Maintenance thread only. */
+  int nextCleanerGeneration() {
+    return ++cleanerGeneration;
   }
 
   ProducerStateTable durableProducers() {

@@ -35,6 +35,12 @@ final class SegmentWriter {
   /** Positions in the sparse index are int32, so no segment grows past this. */
   static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
 
+  /**
+   * How much the active segment grows between checkpoint sidecars (or a quarter of segment.bytes if
+   * less), so that recovery after a crash scans at most this much of it.
+   */
+  static final long CHECKPOINT_INTERVAL_BYTES = 64L << 20;
+
   private final TopicPartition tp;
   private final ObjectStore store;
   private final String directory;
@@ -44,6 +50,7 @@ final class SegmentWriter {
   private final ProducerStateTable durableProducers;
   private Segment active;
   private boolean suspect;
+  private long checkpointedLength;
 
   SegmentWriter(
       TopicPartition tp,
@@ -61,6 +68,7 @@ final class SegmentWriter {
     this.segments = segments;
     this.durableProducers = durableProducers;
     this.active = active;
+    this.checkpointedLength = active == null ? 0 : active.validLength();
   }
 
   ProducerStateTable durableProducers() {
@@ -92,6 +100,7 @@ final class SegmentWriter {
     if (active == null) {
       active = new Segment(directory, first.firstOffset, 0, nowMs);
       segments.put(active.baseOffset(), active);
+      checkpointedLength = 0;
     }
     int to = from;
     long bytes = 0;
@@ -115,6 +124,9 @@ final class SegmentWriter {
       }
     }
     active.setValidLength(position);
+    if (position - checkpointedLength >= Math.min(CHECKPOINT_INTERVAL_BYTES, limit / 4)) {
+      checkpoint();
+    }
     return to;
   }
 
@@ -190,7 +202,10 @@ final class SegmentWriter {
     active = null;
   }
 
-  /** Writes the active segment's sidecar without sealing it, so a clean restart need not scan. */
+  /**
+   * Writes the active segment's sidecar without sealing it: on close, so a clean restart need not
+   * scan, and every {@link #CHECKPOINT_INTERVAL_BYTES} so a crash scans little.
+   */
   void checkpoint() throws IOException {
     if (active == null || active.validLength() == 0) {
       return;
@@ -201,6 +216,7 @@ final class SegmentWriter {
     } finally {
       sidecar.release();
     }
+    checkpointedLength = active.validLength();
   }
 
   /** The store has no fenced delete: make sure no later owner has claimed the directory. */

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentNavigableMap;
  */
 final class StoreReads {
   static final int READ_AHEAD_BYTES = 1 << 20;
+  static final int MIN_READ_BYTES = 1 << 10;
   private static final int ATTEMPTS = 3;
 
   private final ObjectStore store;
@@ -40,6 +41,15 @@ final class StoreReads {
    * in its segment; see {@link CachedRange#slice}. Retries when a concurrent retention or
    * compaction removed the segment under it.
    */
+  /**
+   * How much to read from the store at once: ahead of the reader when the cache can keep it, else
+   * just about what the reader asked for, so nothing is read twice.
+   */
+  private int readSize(int maxBytes) {
+    int atLeast = cache.enabled() ? READ_AHEAD_BYTES : MIN_READ_BYTES;
+    return Math.max(atLeast, maxBytes);
+  }
+
   ReadPiece read(long offset, long limit, int maxBytes, boolean minOneBatch) throws IOException {
     for (int attempt = 1; ; attempt++) {
       Segment segment = segmentFor(offset);
@@ -80,34 +90,42 @@ final class StoreReads {
       position = segment.index().positionFor(Math.max(0, offset - segment.baseOffset()));
     }
     long stopAt = cache.nextCachedOffset(offset);
-    int want = (int) Math.min(valid - position, Math.max(READ_AHEAD_BYTES, (long) maxBytes));
-    ByteBuf block = store.read(segment.logPath(), position, want);
-    int requested = want;
+    int blockSize = readSize(maxBytes);
+    int requested = (int) Math.min(valid - position, blockSize);
+    ByteBuf block = store.read(segment.logPath(), position, requested);
     try {
       Found found;
       while (true) {
         found = find(block, offset, stopAt);
-        if (found.start >= 0 || found.partialSize <= 0 || position + found.partialAt >= valid) {
+        if (found.start >= 0 || found.stoppedAt >= 0 || position + found.walkedTo >= valid) {
           break;
         }
-        if (found.partialAt == 0 && requested >= found.partialSize) {
+        if (found.walkedTo == 0 && block.writerIndex() < requested) {
           throw new IOException(
               segment.logPath() + ": shorter than its valid length " + valid + " at " + position);
         }
-        // The batch we need starts in the block but does not end in it: read on from there.
-        position += found.partialAt;
-        int size = (int) Math.min(valid - position, Math.max(found.partialSize, READ_AHEAD_BYTES));
+        // Nothing for the offset in this block, or its batch does not end in it: read on.
+        position += found.walkedTo;
+        requested = (int) Math.min(valid - position, Math.max(found.partialSize, blockSize));
         block.release();
         block = null;
-        block = store.read(segment.logPath(), position, size);
-        requested = size;
+        block = store.read(segment.logPath(), position, requested);
       }
       if (found.start < 0) {
-        return ReadPiece.NONE;
+        // No batch holds the offset here: the next one is cached, or in the next segment.
+        long next = found.stoppedAt >= 0 ? found.stoppedAt : segment.nextOffset();
+        return next > offset ? ReadPiece.skipTo(next) : ReadPiece.NONE;
       }
-      lastRead = new LastRead(segment, found.nextOffset, position + found.end);
       ByteBuf range = block.retainedSlice(found.start, found.end - found.start);
-      return cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
+      ReadPiece piece = cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
+      if (cache.enabled()) {
+        // The rest of the block is cached: the next store read starts after it.
+        lastRead = new LastRead(segment, found.nextOffset, position + found.end);
+      } else if (!piece.isEmpty()) {
+        lastRead =
+            new LastRead(segment, piece.nextOffset(), position + found.start + piece.bytes());
+      }
+      return piece;
     } finally {
       if (block != null) {
         block.release();
@@ -117,10 +135,11 @@ final class StoreReads {
 
   /**
    * Where the whole batches from the one holding {@code offset} up to (not including) the first
-   * that starts at {@code stopAt} lie in {@code block}; start is -1 if none. When the walk ends in
-   * a partial batch, partialAt and partialSize say where it starts and how big it is.
+   * that starts at {@code stopAt} lie in {@code block}; start is -1 if none. walkedTo is where the
+   * walk of whole batches ended; if a partial batch starts there, partialSize is its size.
    */
-  private record Found(int start, int end, long nextOffset, int partialAt, int partialSize) {}
+  private record Found(
+      int start, int end, long nextOffset, int walkedTo, int partialSize, long stoppedAt) {}
 
   private static Found find(ByteBuf block, long offset, long stopAt) {
     int start = -1;
@@ -130,7 +149,7 @@ final class StoreReads {
     while (walker.hasNext()) {
       RecordBatch batch = walker.next();
       if (batch.baseOffset() >= stopAt) {
-        return new Found(start, end, nextOffset, -1, 0);
+        return new Found(start, end, nextOffset, -1, 0, stopAt);
       }
       if (start < 0 && batch.lastOffset() >= offset) {
         start = batch.offset();
@@ -140,13 +159,13 @@ final class StoreReads {
         nextOffset = batch.nextOffset();
       }
     }
-    int partialAt = walker.position();
+    int walkedTo = walker.position();
     int partialSize = 0;
     if (walker.end() == RecordBatches.End.PARTIAL_BATCH
-        && block.writerIndex() - partialAt >= RecordBatch.LOG_OVERHEAD) {
+        && block.writerIndex() - walkedTo >= RecordBatch.LOG_OVERHEAD) {
       // Framing only: a batch starts with its base offset (int64) and its length (int32).
-      partialSize = block.getInt(partialAt + Long.BYTES) + RecordBatch.LOG_OVERHEAD;
+      partialSize = block.getInt(walkedTo + Long.BYTES) + RecordBatch.LOG_OVERHEAD;
     }
-    return new Found(start, end, nextOffset, partialAt, partialSize);
+    return new Found(start, end, nextOffset, walkedTo, partialSize, -1);
   }
 }

@@ -111,10 +111,14 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   private static void writeFully(FileChannel channel, ByteBuf data) throws IOException {
-    for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
-      while (b.hasRemaining()) {
-        channel.write(b);
-      }
+    if (!data.isReadable()) {
+      return;
+    }
+    // One gathering write for a composite buffer rather than one write per component.
+    ByteBuffer[] parts = data.nioBuffers(data.readerIndex(), data.readableBytes());
+    ByteBuffer last = parts[parts.length - 1];
+    while (last.hasRemaining()) {
+      channel.write(parts);
     }
   }
 

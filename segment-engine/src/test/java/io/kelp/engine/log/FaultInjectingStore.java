@@ -26,6 +26,7 @@ final class FaultInjectingStore implements ObjectStore {
   private volatile CountDownLatch gate;
   private volatile long appendDelayMs;
   final AtomicLong appends = new AtomicLong();
+  final AtomicLong readBytes = new AtomicLong();
 
   FaultInjectingStore(ObjectStore inner) {
     this.inner = inner;
@@ -119,7 +120,9 @@ final class FaultInjectingStore implements ObjectStore {
   @Override
   public ByteBuf read(String path, long position, int length) throws IOException {
     check();
-    return inner.read(path, position, length);
+    ByteBuf data = inner.read(path, position, length);
+    readBytes.addAndGet(data.readableBytes());
+    return data;
   }
 
   @Override

@@ -204,6 +204,28 @@ class LogRecoveryTest extends LogTestSupport {
     assertEquals(4, readAll(log).size());
   }
 
+  @Test
+  void theActiveSegmentIsCheckpointedSoACrashScansLittle() throws Exception {
+    LogConfig config = withSegmentBytes(LogConfig.defaults(), 40_000);
+    PartitionLog log = open(config);
+    for (int i = 0; i < 25; i++) {
+      appendDurably(log, Batches.idempotent(8, (short) 0, i, 1));
+      appendDurably(log, Batches.sized(1000, 1000 + i));
+    }
+    assertTrue(files().contains(SegmentFile.indexName(0, 0)), files().toString());
+    SegmentSidecar.Contents checkpoint = sidecar(SegmentFile.indexName(0, 0));
+    assertFalse(checkpoint.sealed());
+    assertTrue(checkpoint.validLength() >= 10_000);
+    assertTrue(checkpoint.validLength() < Files.size(file(SegmentFile.logName(0, 0))));
+    log = crashAndRestart(config);
+    assertEquals(50, log.logEndOffset());
+    assertEquals(50, readAll(log).size());
+    assertEquals(
+        AppendResult.Status.DUPLICATE,
+        append(log, Batches.idempotent(8, (short) 0, 24, 1)).status());
+    assertEquals(50, appendDurably(log, Batches.sized(1000, 5000)).baseOffset());
+  }
+
   private SegmentSidecar.Contents sidecar(String name) throws Exception {
     ByteBuf data = Unpooled.wrappedBuffer(Files.readAllBytes(file(name)));
     return SegmentSidecar.decode(data);

@@ -26,8 +26,27 @@ abstract class LogTestSupport {
   TrackingAllocator alloc = new TrackingAllocator();
   FaultInjectingStore store;
   SegmentLogEngine engine;
-  EngineConfig engineConfig = EngineConfig.defaults();
+  EngineConfig engineConfig = quietConfig(0, 4L << 20, 256L << 20, 256L << 20, 8);
   long epoch = 1;
+
+  /**
+   * An engine config whose background retention and cleaner stay out of the way: tests write old
+   * timestamps and run maintenance themselves.
+   */
+  static EngineConfig quietConfig(
+      long flushMaxDelayMs, long flushMaxBytes, long memoryMaxBytes, long tailCacheBytes, int io) {
+    long hour = 3_600_000L;
+    return new EngineConfig(
+        flushMaxDelayMs,
+        flushMaxBytes,
+        memoryMaxBytes,
+        tailCacheBytes,
+        io,
+        hour,
+        EngineConfig.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        hour,
+        EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES);
+  }
 
   /** Starts a fresh engine (as after a restart) over the same directory. */
   SegmentLogEngine startEngine() throws Exception {

@@ -19,7 +19,7 @@ class MemoryBudgetTest extends LogTestSupport {
   @Test
   void pendingBytesStayUnderTheBudgetWhenTheCallerWaitsForRoom() throws Exception {
     long budget = 200_000;
-    engineConfig = new EngineConfig(0, 1 << 20, budget, 1 << 20, 2);
+    engineConfig = quietConfig(0, 1 << 20, budget, 1 << 20, 2);
     PartitionLog log = open();
     store.slowAppends(20);
     int batchSize = Batches.sized(2000, 1).readableBytes();

@@ -27,7 +27,7 @@ class SegmentLogConcurrentTest extends LogTestSupport {
 
   @Test
   void offsetsAreUniqueAndDenseAndEveryAcknowledgedBatchIsReadable() throws Exception {
-    engineConfig = new EngineConfig(0, 1 << 20, 64 << 20, 256 << 10, 4);
+    engineConfig = quietConfig(0, 1 << 20, 64 << 20, 256 << 10, 4);
     startEngine();
     LogConfig config = withSegmentBytes(LogConfig.defaults(), 64 << 10);
     List<PartitionLog> logs = new ArrayList<>();

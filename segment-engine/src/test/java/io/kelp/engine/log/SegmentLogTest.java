@@ -93,7 +93,7 @@ class SegmentLogTest extends LogTestSupport {
   @ParameterizedTest
   @ValueSource(longs = {0, 256L << 20})
   void aReadInsideABatchReturnsTheWholeBatch(long tailCacheBytes) throws Exception {
-    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
     PartitionLog log = open();
     appendDurably(log, Batches.batch("a", 10, 1000));
     appendDurably(log, Batches.batch("b", 10, 1000));
@@ -112,7 +112,7 @@ class SegmentLogTest extends LogTestSupport {
   @ParameterizedTest
   @ValueSource(longs = {0, 256L << 20})
   void maxBytesCountsWholeBatchesAndMinOneBatchOverridesIt(long tailCacheBytes) throws Exception {
-    engineConfig = new EngineConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
     PartitionLog log = open();
     int size = Batches.sized(1000, 1).readableBytes();
     for (int i = 0; i < 5; i++) {
@@ -169,14 +169,18 @@ class SegmentLogTest extends LogTestSupport {
     List<String> files = files();
     long logs = files.stream().filter(f -> f.endsWith(".log")).count();
     assertTrue(logs >= 4, "expected several segments: " + files);
+    String lastLog = files.stream().filter(f -> f.endsWith(".log")).reduce((a, b) -> b).get();
     for (String f : files) {
-      if (f.endsWith(".index")) {
+      if (f.endsWith(".index") && !f.equals(lastLog.replace(".log", ".index"))) {
         ByteBuf data = Unpooled.wrappedBuffer(Files.readAllBytes(file(f)));
         SegmentSidecar.Contents c = SegmentSidecar.decode(data);
         assertTrue(c.sealed());
         assertEquals(Files.size(file(f.replace(".index", ".log"))), c.validLength());
       }
     }
+    assertTrue(
+        files.stream().filter(f -> f.endsWith(".index")).count() >= logs - 1,
+        "a sealed segment without its sidecar: " + files);
     assertEquals(10, readAll(log, 0, 1500).size());
     log = restart(config);
     assertEquals(10, readAll(log, 0, 1500).size());
@@ -269,5 +273,22 @@ class SegmentLogTest extends LogTestSupport {
     assertEquals(new EpochEndOffset(4, 5), log.endOffsetForEpoch(4));
     assertEquals(new EpochEndOffset(0, 0), log.endOffsetForEpoch(0));
     assertEquals(EpochEndOffset.UNKNOWN, log.endOffsetForEpoch(7));
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {0, 256L << 20})
+  void aSequentialReaderReadsEachStoreByteAboutOnce(long tailCacheBytes) throws Exception {
+    LogConfig config = withSegmentBytes(LogConfig.defaults(), 256 << 10);
+    PartitionLog log = open(config);
+    for (int i = 0; i < 1500; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    long size = log.sizeInBytes();
+    engineConfig = quietConfig(0, 4 << 20, 256 << 20, tailCacheBytes, 4);
+    log = restart(config);
+    long before = store.readBytes.get();
+    assertEquals(1500, readAll(log, 0, 8 << 10).size());
+    long read = store.readBytes.get() - before;
+    assertTrue(read < size + size / 4, "read " + read + " bytes from the store for " + size);
   }
 }

@@ -99,6 +99,32 @@ public abstract class ObjectStoreContractTest {
   }
 
   @Test
+  void emptyObjectsCanBeWrittenAndRead() throws Exception {
+    store.put("/e/empty.log", Unpooled.EMPTY_BUFFER, null);
+    assertEquals(0, store.stat("/e/empty.log").orElseThrow().size());
+    ByteBuf none = store.read("/e/empty.log", 0, 10);
+    assertEquals(0, none.readableBytes());
+    none.release();
+    store.append("/e/empty.log", Unpooled.EMPTY_BUFFER, null);
+    store.append("/e/empty.log", text("x"), null);
+    assertEquals("x", readAll("/e/empty.log"));
+  }
+
+  @Test
+  void compositeBuffersAreWrittenInOrder() throws Exception {
+    io.netty.buffer.CompositeByteBuf parts = Unpooled.compositeBuffer();
+    parts.addComponent(true, text("one "));
+    parts.addComponent(true, text("two "));
+    parts.addComponent(true, text("three"));
+    store.append("/c/parts.log", parts, null);
+    store.put("/c/parts.json", parts, null);
+    assertEquals("one two three", readAll("/c/parts.log"));
+    assertEquals("one two three", readAll("/c/parts.json"));
+    assertEquals(13, parts.readableBytes());
+    parts.release();
+  }
+
+  @Test
   void listIsSortedAndShowsDirectories() throws Exception {
     store.append("/d/b.log", text("b"), null);
     store.append("/d/a.log", text("aa"), null);

@@ -1,0 +1,100 @@
+package io.kelp.gateway.api;
+
+import io.kelp.engine.log.LogEngine;
+import io.kelp.engine.producer.ProducerIdAllocator;
+import io.kelp.gateway.metrics.KelpMetrics;
+import io.kelp.gateway.server.BrokerConfig;
+import io.kelp.gateway.server.HostPort;
+import io.kelp.gateway.topic.TopicRegistry;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
+
+/**
+ * What handlers may use: the broker's settings and identity, its topics and logs, and an executor
+ * for work that may block (store reads and writes, admin changes).
+ */
+public final class BrokerServices {
+  private final BrokerConfig config;
+  private final String clusterId;
+  private final TopicRegistry topics;
+  private final LogEngine engine;
+  private final ProducerIdAllocator producerIds;
+  private final Executor blocking;
+  private final KelpMetrics metrics;
+  private final LongSupplier clock;
+  private volatile HostPort advertised;
+
+  public BrokerServices(
+      BrokerConfig config,
+      String clusterId,
+      TopicRegistry topics,
+      LogEngine engine,
+      ProducerIdAllocator producerIds,
+      Executor blocking,
+      KelpMetrics metrics,
+      LongSupplier clock) {
+    this.config = config;
+    this.clusterId = clusterId;
+    this.topics = topics;
+    this.engine = engine;
+    this.producerIds = producerIds;
+    this.blocking = blocking;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.advertised = config.advertiseOrNull();
+  }
+
+  public BrokerConfig config() {
+    return config;
+  }
+
+  public int brokerId() {
+    return config.brokerId();
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** The address clients are told to connect to. */
+  public HostPort advertised() {
+    return advertised;
+  }
+
+  /** Sets the advertised address once the listener is bound, if none was configured. */
+  public void advertiseIfUnset(HostPort bound) {
+    if (advertised == null) {
+      advertised = bound;
+    }
+  }
+
+  public TopicRegistry topics() {
+    return topics;
+  }
+
+  public LogEngine engine() {
+    return engine;
+  }
+
+  public ProducerIdAllocator producerIds() {
+    return producerIds;
+  }
+
+  /** Runs work that may block; never block a network thread. */
+  public Executor blocking() {
+    return blocking;
+  }
+
+  public KelpMetrics metrics() {
+    return metrics;
+  }
+
+  public long nowMs() {
+    return clock.getAsLong();
+  }
+
+  public Path dataDir() {
+    return config.dataDir().toAbsolutePath().normalize();
+  }
+}

@@ -1,0 +1,185 @@
+package io.kelp.gateway.server;
+
+import io.kelp.engine.catalog.TopicCatalog;
+import io.kelp.engine.log.LogEngine;
+import io.kelp.engine.log.LogEngines;
+import io.kelp.engine.producer.ProducerIdAllocator;
+import io.kelp.engine.store.LocalObjectStore;
+import io.kelp.engine.store.ObjectStore;
+import io.kelp.gateway.api.ApiHandlers;
+import io.kelp.gateway.api.BrokerServices;
+import io.kelp.gateway.cli.Kelp;
+import io.kelp.gateway.metrics.KelpMetrics;
+import io.kelp.gateway.metrics.MetricsServer;
+import io.kelp.gateway.topic.TopicRegistry;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kelp broker: the store, the topic catalog, the log engine, the handler table, the Kafka
+ * listener and the metrics endpoint, started in that order and stopped in reverse. Stopping flushes
+ * every partition durably before the store closes.
+ */
+public final class Broker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
+  private final BrokerConfig config;
+  private final ObjectStore store;
+  private final LogEngine engine;
+  private final ExecutorService blocking;
+  private final BrokerServices services;
+  private final KafkaServer server;
+  private MetricsServer metricsServer;
+  private final HostPort bound;
+  private volatile boolean serving;
+  private boolean closed;
+
+  private Broker(
+      BrokerConfig config,
+      ObjectStore store,
+      LogEngine engine,
+      ExecutorService blocking,
+      BrokerServices services,
+      KafkaServer server,
+      HostPort bound) {
+    this.config = config;
+    this.store = store;
+    this.engine = engine;
+    this.blocking = blocking;
+    this.services = services;
+    this.server = server;
+    this.bound = bound;
+  }
+
+  /** Starts a broker and logs the ready line once it accepts clients. */
+  public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
+    Path dataDir = config.dataDir().toAbsolutePath().normalize();
+    Files.createDirectories(dataDir);
+    ObjectStore store = new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
+    LogEngine engine = null;
+    ExecutorService blocking = null;
+    KafkaServer server = null;
+    try {
+      String clusterId = ClusterIdentity.clusterId(store);
+      long epoch = ClusterIdentity.nextBrokerEpoch(store, config.brokerId());
+      engine = LogEngines.create(store, config.engineConfig());
+      TopicRegistry topics =
+          new TopicRegistry(
+              new TopicCatalog(store, config.namespace()),
+              engine,
+              epoch,
+              System::currentTimeMillis);
+      topics.openAll();
+      blocking =
+          Executors.newFixedThreadPool(
+              config.requestThreads(), new DefaultThreadFactory("kelp-request", true));
+      KelpMetrics metrics = new KelpMetrics();
+      metrics.engineGauge(engine::pendingBytes);
+      BrokerServices services =
+          new BrokerServices(
+              config,
+              clusterId,
+              topics,
+              engine,
+              new ProducerIdAllocator(store),
+              blocking,
+              metrics,
+              System::currentTimeMillis);
+      server = KafkaServer.start(config, ApiHandlers.standard(), services);
+      HostPort bound = server.boundAddress(config.listen());
+      services.advertiseIfUnset(bound);
+      Broker broker = new Broker(config, store, engine, blocking, services, server, bound);
+      if (config.metricsListen() != null) {
+        broker.metricsServer =
+            MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
+        LOG.info(
+            "Metrics on http://{}/metrics, health on http://{}/health",
+            broker.metricsServer.address(),
+            broker.metricsServer.address());
+      }
+      broker.serving = true;
+      LOG.info(
+          "Kelp {} ready on {} (store {}, data dir {}, broker {})",
+          Kelp.version(),
+          bound,
+          store.describe(),
+          dataDir,
+          config.brokerId());
+      return broker;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      if (server != null) {
+        server.close();
+      }
+      if (blocking != null) {
+        blocking.shutdownNow();
+      }
+      if (engine != null) {
+        engine.close();
+      }
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The address clients connect to (the real port when port 0 was asked for). */
+  public HostPort address() {
+    return bound;
+  }
+
+  /** The metrics endpoint's address, or null when it is off. */
+  public synchronized HostPort metricsAddress() {
+    return metricsServer == null ? null : metricsServer.address();
+  }
+
+  public BrokerServices services() {
+    return services;
+  }
+
+  public boolean serving() {
+    return serving;
+  }
+
+  /**
+   * Stops serving: closes the listener and every connection, waits for work in progress, then
+   * flushes every partition to the store and closes it.
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    serving = false;
+    LOG.info("Stopping: closing client connections");
+    server.close();
+    blocking.shutdown();
+    try {
+      if (!blocking.awaitTermination(10, TimeUnit.SECONDS)) {
+        blocking.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      blocking.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    LOG.info("Flushing every partition to the store");
+    try {
+      engine.close();
+    } finally {
+      store.close();
+      if (metricsServer != null) {
+        metricsServer.close();
+      }
+    }
+    LOG.info(
+        "Kelp stopped; everything is flushed (data dir {})",
+        config.dataDir().toAbsolutePath().normalize());
+  }
+}

@@ -1,0 +1,422 @@
+package io.kelp.gateway.server;
+
+import io.kelp.engine.log.EngineConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Every setting of {@code kelp serve}, in one table. Each has a key (used in the config file), a
+ * command-line flag ({@code --} and the key with dots as dashes) and an environment variable
+ * ({@code KELP_} and the key upper-cased, dots and dashes as underscores). A value given as a flag
+ * wins over the environment, which wins over the file, which wins over the default.
+ */
+public final class BrokerConfig {
+
+  /** One setting: its key, the placeholder shown in help, its default and what it does. */
+  public record Setting(String key, String label, String defaultValue, String description) {
+    public String flag() {
+      return "--" + key.replace('.', '-');
+    }
+
+    public String envVar() {
+      return "KELP_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+  }
+
+  public static final String LISTEN = "listen";
+  public static final String ADVERTISE = "advertise";
+  public static final String DATA_DIR = "data.dir";
+  public static final String BROKER_ID = "broker.id";
+  public static final String METRICS_LISTEN = "metrics.listen";
+  public static final String AUTO_CREATE_TOPICS = "auto.create.topics";
+  public static final String DEFAULT_PARTITIONS = "default.partitions";
+  public static final String STORE = "store";
+  public static final String NAMESPACE = "namespace";
+  public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+  public static final String NETWORK_THREADS = "network.threads";
+  public static final String REQUEST_THREADS = "request.threads";
+  public static final String CONNECTION_MAX_INFLIGHT_REQUESTS = "connection.max.inflight.requests";
+  public static final String CONNECTION_MAX_INFLIGHT_BYTES = "connection.max.inflight.bytes";
+  public static final String MAX_UNCOMPRESSED_BATCH_BYTES = "max.uncompressed.batch.bytes";
+  public static final String FLUSH_MAX_DELAY_MS = "flush.max.delay.ms";
+  public static final String FLUSH_MAX_BYTES = "flush.max.bytes";
+  public static final String MEMORY_MAX_BYTES = "memory.max.bytes";
+  public static final String TAIL_CACHE_BYTES = "tail.cache.bytes";
+  public static final String IO_THREADS = "io.threads";
+  public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
+  public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
+  public static final String CLEANER_BACKOFF_MS = "cleaner.backoff.ms";
+  public static final String CLEANER_DEDUPE_BUFFER_BYTES = "cleaner.dedupe.buffer.bytes";
+
+  private static final EngineConfig ENGINE = EngineConfig.defaults();
+
+  /** The settings, in the order help lists them. */
+  public static final List<Setting> SETTINGS =
+      List.of(
+          new Setting(LISTEN, "HOST:PORT", "127.0.0.1:9092", "Address to accept Kafka clients on."),
+          new Setting(
+              ADVERTISE,
+              "HOST:PORT",
+              "",
+              "Address given to clients in metadata (default: listen)."),
+          new Setting(DATA_DIR, "DIR", "./data", "Directory of the local store."),
+          new Setting(BROKER_ID, "N", "0", "This broker's id."),
+          new Setting(
+              METRICS_LISTEN,
+              "HOST:PORT",
+              "127.0.0.1:9644",
+              "Address of the HTTP endpoint with /metrics and /health; 'off' disables it."),
+          new Setting(
+              AUTO_CREATE_TOPICS,
+              "true|false",
+              "true",
+              "Create unknown topics when a client asks for their metadata."),
+          new Setting(
+              DEFAULT_PARTITIONS,
+              "N",
+              "1",
+              "Partitions of auto-created topics and of topics created with -1."),
+          new Setting(STORE, "local", "local", "Where data lives; 'local' is the embedded store."),
+          new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
+          new Setting(
+              SOCKET_REQUEST_MAX_BYTES,
+              "BYTES",
+              "104857600",
+              "Largest request frame accepted; a larger one closes the connection."),
+          new Setting(
+              NETWORK_THREADS,
+              "N",
+              Integer.toString(Runtime.getRuntime().availableProcessors()),
+              "Threads serving connections."),
+          new Setting(
+              REQUEST_THREADS, "N", "8", "Threads for work that may block (store reads, admin)."),
+          new Setting(
+              CONNECTION_MAX_INFLIGHT_REQUESTS,
+              "N",
+              "1000",
+              "Requests in progress per connection before it stops being read."),
+          new Setting(
+              CONNECTION_MAX_INFLIGHT_BYTES,
+              "BYTES",
+              "67108864",
+              "Request bytes in progress per connection before it stops being read."),
+          new Setting(
+              MAX_UNCOMPRESSED_BATCH_BYTES,
+              "BYTES",
+              "67108864",
+              "Most bytes a produced compressed batch may inflate to when it is validated."),
+          new Setting(
+              FLUSH_MAX_DELAY_MS,
+              "MS",
+              Long.toString(ENGINE.flushMaxDelayMs()),
+              "Longest wait before appended data is flushed (0: flush continuously)."),
+          new Setting(
+              FLUSH_MAX_BYTES,
+              "BYTES",
+              Long.toString(ENGINE.flushMaxBytes()),
+              "Start a flush early once this many bytes are pending."),
+          new Setting(
+              MEMORY_MAX_BYTES,
+              "BYTES",
+              Long.toString(ENGINE.memoryMaxBytes()),
+              "Unflushed bytes past which producers are held back."),
+          new Setting(
+              TAIL_CACHE_BYTES,
+              "BYTES",
+              Long.toString(ENGINE.tailCacheBytes()),
+              "Recently written bytes kept in memory for consumers."),
+          new Setting(
+              IO_THREADS,
+              "N",
+              Integer.toString(ENGINE.ioThreads()),
+              "Threads that write to and read from the store."),
+          new Setting(
+              RETENTION_CHECK_INTERVAL_MS,
+              "MS",
+              Long.toString(ENGINE.retentionCheckIntervalMs()),
+              "How often retention deletes expired segments."),
+          new Setting(
+              PRODUCER_ID_EXPIRATION_MS,
+              "MS",
+              Long.toString(ENGINE.producerIdExpirationMs()),
+              "How long an idle idempotent producer's state is kept."),
+          new Setting(
+              CLEANER_BACKOFF_MS,
+              "MS",
+              Long.toString(ENGINE.cleanerBackoffMs()),
+              "How often compaction looks for work."),
+          new Setting(
+              CLEANER_DEDUPE_BUFFER_BYTES,
+              "BYTES",
+              Long.toString(ENGINE.cleanerDedupeBufferBytes()),
+              "Memory compaction's key map may use."));
+
+  private static final Map<String, Setting> BY_KEY = index();
+
+  private static Map<String, Setting> index() {
+    Map<String, Setting> m = new LinkedHashMap<>();
+    for (Setting s : SETTINGS) {
+      m.put(s.key(), s);
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
+  private final Map<String, String> values;
+  private final Map<String, String> sources;
+
+  private BrokerConfig(Map<String, String> values, Map<String, String> sources) {
+    this.values = values;
+    this.sources = sources;
+    validate();
+  }
+
+  /**
+   * Resolves every setting from its sources.
+   *
+   * @param flags values given on the command line, by key
+   * @param env the process environment
+   * @param file the config file's properties, or empty
+   * @throws IllegalArgumentException naming the setting and where its bad value came from
+   */
+  public static BrokerConfig resolve(
+      Map<String, String> flags, Map<String, String> env, Properties file) {
+    for (String name : file.stringPropertyNames()) {
+      if (!BY_KEY.containsKey(name)) {
+        throw new IllegalArgumentException("unknown setting '" + name + "' in the config file");
+      }
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    Map<String, String> sources = new LinkedHashMap<>();
+    for (Setting s : SETTINGS) {
+      String value = s.defaultValue();
+      String source = "default";
+      if (file.getProperty(s.key()) != null) {
+        value = file.getProperty(s.key()).trim();
+        source = "config file key " + s.key();
+      }
+      if (env.get(s.envVar()) != null) {
+        value = env.get(s.envVar()).trim();
+        source = "environment variable " + s.envVar();
+      }
+      if (flags.get(s.key()) != null) {
+        value = flags.get(s.key()).trim();
+        source = "flag " + s.flag();
+      }
+      values.put(s.key(), value);
+      sources.put(s.key(), source);
+    }
+    return new BrokerConfig(values, sources);
+  }
+
+  /** Defaults with some settings overridden, for tests and embedding. */
+  public static BrokerConfig of(Map<String, String> overrides) {
+    return resolve(overrides, Map.of(), new Properties());
+  }
+
+  private void validate() {
+    listen();
+    advertiseOrNull();
+    brokerId();
+    metricsListen();
+    autoCreateTopics();
+    List<String> problems = new ArrayList<>();
+    if (defaultPartitions() < 1) {
+      problems.add(DEFAULT_PARTITIONS);
+    }
+    if (!store().equals("local")) {
+      throw bad(STORE, "only 'local' is available");
+    }
+    if (namespace().isEmpty() || namespace().contains("/")) {
+      problems.add(NAMESPACE);
+    }
+    if (socketRequestMaxBytes() < 1) {
+      problems.add(SOCKET_REQUEST_MAX_BYTES);
+    }
+    if (networkThreads() < 1) {
+      problems.add(NETWORK_THREADS);
+    }
+    if (requestThreads() < 1) {
+      problems.add(REQUEST_THREADS);
+    }
+    if (connectionMaxInflightRequests() < 1) {
+      problems.add(CONNECTION_MAX_INFLIGHT_REQUESTS);
+    }
+    if (connectionMaxInflightBytes() < 1) {
+      problems.add(CONNECTION_MAX_INFLIGHT_BYTES);
+    }
+    if (maxUncompressedBatchBytes() < 1) {
+      problems.add(MAX_UNCOMPRESSED_BATCH_BYTES);
+    }
+    EngineConfig e = engineConfig();
+    if (e.flushMaxDelayMs() < 0) {
+      problems.add(FLUSH_MAX_DELAY_MS);
+    }
+    if (e.flushMaxBytes() < 1) {
+      problems.add(FLUSH_MAX_BYTES);
+    }
+    if (e.memoryMaxBytes() < 1) {
+      problems.add(MEMORY_MAX_BYTES);
+    }
+    if (e.tailCacheBytes() < 0) {
+      problems.add(TAIL_CACHE_BYTES);
+    }
+    if (e.ioThreads() < 1) {
+      problems.add(IO_THREADS);
+    }
+    if (e.retentionCheckIntervalMs() < 1) {
+      problems.add(RETENTION_CHECK_INTERVAL_MS);
+    }
+    if (e.producerIdExpirationMs() < 1) {
+      problems.add(PRODUCER_ID_EXPIRATION_MS);
+    }
+    if (e.cleanerBackoffMs() < 1) {
+      problems.add(CLEANER_BACKOFF_MS);
+    }
+    if (e.cleanerDedupeBufferBytes() < 1) {
+      problems.add(CLEANER_DEDUPE_BUFFER_BYTES);
+    }
+    if (!problems.isEmpty()) {
+      throw bad(problems.get(0), "out of range");
+    }
+  }
+
+  private IllegalArgumentException bad(String key, String why) {
+    return new IllegalArgumentException(
+        "bad value '"
+            + values.get(key)
+            + "' for "
+            + key
+            + " (from "
+            + sources.get(key)
+            + "): "
+            + why);
+  }
+
+  private String string(String key) {
+    return values.get(key);
+  }
+
+  private long longValue(String key) {
+    try {
+      return Long.parseLong(values.get(key));
+    } catch (NumberFormatException e) {
+      throw bad(key, "not a whole number");
+    }
+  }
+
+  private int intValue(String key) {
+    long v = longValue(key);
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw bad(key, "too large");
+    }
+    return (int) v;
+  }
+
+  private HostPort hostPort(String key) {
+    try {
+      return HostPort.parse(values.get(key));
+    } catch (IllegalArgumentException e) {
+      throw bad(key, e.getMessage());
+    }
+  }
+
+  public HostPort listen() {
+    return hostPort(LISTEN);
+  }
+
+  /** The advertised address, or null to advertise the address actually listened on. */
+  public HostPort advertiseOrNull() {
+    return string(ADVERTISE).isEmpty() ? null : hostPort(ADVERTISE);
+  }
+
+  public Path dataDir() {
+    return Path.of(string(DATA_DIR));
+  }
+
+  public int brokerId() {
+    int id = intValue(BROKER_ID);
+    if (id < 0) {
+      throw bad(BROKER_ID, "must be 0 or more");
+    }
+    return id;
+  }
+
+  /** The metrics endpoint, or null when it is off. */
+  public HostPort metricsListen() {
+    String v = string(METRICS_LISTEN);
+    return v.isEmpty() || v.equalsIgnoreCase("off") ? null : hostPort(METRICS_LISTEN);
+  }
+
+  public boolean autoCreateTopics() {
+    String v = string(AUTO_CREATE_TOPICS).toLowerCase(Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw bad(AUTO_CREATE_TOPICS, "must be true or false");
+    }
+    return v.equals("true");
+  }
+
+  public int defaultPartitions() {
+    return intValue(DEFAULT_PARTITIONS);
+  }
+
+  public String store() {
+    return string(STORE);
+  }
+
+  public String namespace() {
+    return string(NAMESPACE);
+  }
+
+  public int socketRequestMaxBytes() {
+    return intValue(SOCKET_REQUEST_MAX_BYTES);
+  }
+
+  public int networkThreads() {
+    return intValue(NETWORK_THREADS);
+  }
+
+  public int requestThreads() {
+    return intValue(REQUEST_THREADS);
+  }
+
+  public int connectionMaxInflightRequests() {
+    return intValue(CONNECTION_MAX_INFLIGHT_REQUESTS);
+  }
+
+  public long connectionMaxInflightBytes() {
+    return longValue(CONNECTION_MAX_INFLIGHT_BYTES);
+  }
+
+  public int maxUncompressedBatchBytes() {
+    return intValue(MAX_UNCOMPRESSED_BATCH_BYTES);
+  }
+
+  public EngineConfig engineConfig() {
+    return new EngineConfig(
+        longValue(FLUSH_MAX_DELAY_MS),
+        longValue(FLUSH_MAX_BYTES),
+        longValue(MEMORY_MAX_BYTES),
+        longValue(TAIL_CACHE_BYTES),
+        intValue(IO_THREADS),
+        longValue(RETENTION_CHECK_INTERVAL_MS),
+        longValue(PRODUCER_ID_EXPIRATION_MS),
+        longValue(CLEANER_BACKOFF_MS),
+        longValue(CLEANER_DEDUPE_BUFFER_BYTES));
+  }
+
+  /** Every setting's resolved value, by key. */
+  public Map<String, String> values() {
+    return Collections.unmodifiableMap(values);
+  }
+
+  /** Where a setting's value came from: a flag, the environment, the file or the default. */
+  public String source(String key) {
+    return sources.get(key);
+  }
+}

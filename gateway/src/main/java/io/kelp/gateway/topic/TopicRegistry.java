@@ -1,0 +1,193 @@
+package io.kelp.gateway.topic;
+
+import io.kelp.engine.TopicPartition;
+import io.kelp.engine.catalog.TopicCatalog;
+import io.kelp.engine.catalog.TopicInfo;
+import io.kelp.engine.log.LogEngine;
+import io.kelp.engine.log.PartitionLog;
+import io.kelp.gateway.config.TopicConfig;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The topics this broker serves, kept in step with the catalog in the store and the open partition
+ * logs of the engine. Lookups are lock-free and never block; changes (create, delete, grow,
+ * reconfigure) are serialised, block on the store and so run off the network threads.
+ */
+public final class TopicRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(TopicRegistry.class);
+
+  private final TopicCatalog catalog;
+  private final LogEngine engine;
+  private final long ownerEpoch;
+  private final LongSupplier clock;
+  private final Map<String, LiveTopic> byName = new ConcurrentHashMap<>();
+  private final Map<UUID, LiveTopic> byId = new ConcurrentHashMap<>();
+
+  /**
+   * @param ownerEpoch the epoch this broker claims partition directories with; it is also the
+   *     leader epoch stamped into appended batches
+   */
+  public TopicRegistry(
+      TopicCatalog catalog, LogEngine engine, long ownerEpoch, LongSupplier clock) {
+    this.catalog = catalog;
+    this.engine = engine;
+    this.ownerEpoch = ownerEpoch;
+    this.clock = clock;
+  }
+
+  /** Loads the catalog and opens (recovering if needed) every partition log. */
+  public synchronized void openAll() throws IOException {
+    catalog.load();
+    for (TopicInfo info : catalog.list()) {
+      TopicConfig config = TopicConfig.of(info.configs());
+      List<PartitionLog> logs = new ArrayList<>();
+      for (int p = 0; p < info.partitions(); p++) {
+        logs.add(open(info, p, config));
+      }
+      publish(new LiveTopic(info, config, List.copyOf(logs)));
+    }
+    LOG.info("Opened {} topics", byName.size());
+  }
+
+  private PartitionLog open(TopicInfo info, int partition, TopicConfig config) throws IOException {
+    return engine.open(
+        new TopicPartition(info.name(), partition),
+        catalog.partitionDir(info, partition),
+        config.logConfig(),
+        ownerEpoch);
+  }
+
+  private void publish(LiveTopic topic) {
+    byName.put(topic.name(), topic);
+    byId.put(topic.topicId(), topic);
+  }
+
+  public Optional<LiveTopic> get(String name) {
+    return name == null ? Optional.empty() : Optional.ofNullable(byName.get(name));
+  }
+
+  public Optional<LiveTopic> get(UUID topicId) {
+    return topicId == null ? Optional.empty() : Optional.ofNullable(byId.get(topicId));
+  }
+
+  /** Every topic, sorted by name. */
+  public List<LiveTopic> list() {
+    return List.copyOf(new TreeMap<>(byName).values());
+  }
+
+  /** The existing topic whose name collides with {@code name} ('.' versus '_'), if any. */
+  public Optional<String> collision(String name) {
+    String key = TopicNames.collisionKey(name);
+    for (String existing : byName.keySet()) {
+      if (!existing.equals(name) && TopicNames.collisionKey(existing).equals(key)) {
+        return Optional.of(existing);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Creates a topic with validated configs and opens its logs.
+   *
+   * @throws IllegalStateException if it exists already
+   */
+  public synchronized LiveTopic create(String name, int partitions, Map<String, String> configs)
+      throws IOException {
+    if (byName.containsKey(name)) {
+      throw new IllegalStateException("Topic '" + name + "' already exists.");
+    }
+    TopicInfo info = catalog.create(name, partitions, configs, clock.getAsLong());
+    TopicConfig config = TopicConfig.of(info.configs());
+    List<PartitionLog> logs = new ArrayList<>();
+    try {
+      for (int p = 0; p < partitions; p++) {
+        logs.add(open(info, p, config));
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Creating topic {} failed; removing it again", name, e);
+      for (int p = 0; p < logs.size(); p++) {
+        deleteQuietly(new TopicPartition(name, p));
+      }
+      catalog.delete(name);
+      throw e;
+    }
+    LiveTopic topic = new LiveTopic(info, config, List.copyOf(logs));
+    publish(topic);
+    LOG.info("Created topic {} with {} partitions and configs {}", name, partitions, configs);
+    return topic;
+  }
+
+  private void deleteQuietly(TopicPartition tp) {
+    try {
+      engine.deletePartition(tp);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not delete partition {}", tp, e);
+    }
+  }
+
+  /** Deletes a topic and its data. Returns false if there is no such topic. */
+  public synchronized boolean delete(String name) throws IOException {
+    LiveTopic topic = byName.remove(name);
+    if (topic == null) {
+      return false;
+    }
+    byId.remove(topic.topicId());
+    for (int p = 0; p < topic.partitions(); p++) {
+      engine.deletePartition(new TopicPartition(name, p));
+    }
+    catalog.delete(name);
+    LOG.info("Deleted topic {} ({} partitions)", name, topic.partitions());
+    return true;
+  }
+
+  /** Grows a topic to {@code total} partitions. */
+  public synchronized LiveTopic addPartitions(String name, int total) throws IOException {
+    LiveTopic old = require(name);
+    TopicInfo info = catalog.addPartitions(name, total, clock.getAsLong());
+    List<PartitionLog> logs = new ArrayList<>(old.logs());
+    for (int p = old.partitions(); p < total; p++) {
+      logs.add(open(info, p, old.config()));
+    }
+    LiveTopic topic = new LiveTopic(info, old.config(), List.copyOf(logs));
+    publish(topic);
+    LOG.info("Topic {} now has {} partitions (was {})", name, total, old.partitions());
+    return topic;
+  }
+
+  /** Replaces a topic's explicit configs (already validated) and applies them to its logs. */
+  public synchronized LiveTopic setConfigs(String name, Map<String, String> configs)
+      throws IOException {
+    LiveTopic old = require(name);
+    TopicInfo info = catalog.setConfigs(name, configs);
+    TopicConfig config = TopicConfig.of(info.configs());
+    for (PartitionLog log : old.logs()) {
+      log.updateConfig(config.logConfig());
+    }
+    LiveTopic topic = new LiveTopic(info, config, old.logs());
+    publish(topic);
+    LOG.info("Topic {} configs are now {}", name, configs);
+    return topic;
+  }
+
+  private LiveTopic require(String name) {
+    LiveTopic topic = byName.get(name);
+    if (topic == null) {
+      throw new IllegalStateException("no topic " + name);
+    }
+    return topic;
+  }
+
+  public long ownerEpoch() {
+    return ownerEpoch;
+  }
+}

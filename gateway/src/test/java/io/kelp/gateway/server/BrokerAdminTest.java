@@ -1,0 +1,368 @@
+package io.kelp.gateway.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kelp.gateway.testing.TestBroker;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The admin APIs through kafka-clients' Admin against a real broker. */
+class BrokerAdminTest {
+  @TempDir Path dir;
+  private TestBroker kelp;
+  private Admin admin;
+
+  @BeforeEach
+  void start() throws Exception {
+    kelp = TestBroker.start(dir, Map.of("default.partitions", "2"));
+    admin = kelp.admin();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (kelp != null) {
+      kelp.close();
+    }
+  }
+
+  private static Throwable cause(ExecutionException e) {
+    return e.getCause();
+  }
+
+  private Config topicConfig(String topic) throws Exception {
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    return admin.describeConfigs(List.of(r)).all().get().get(r);
+  }
+
+  @Test
+  void createDescribeListAndDeleteTopics() throws Exception {
+    CreateTopicsResult created =
+        admin.createTopics(
+            List.of(
+                new NewTopic("orders", 3, (short) 1)
+                    .configs(Map.of("retention.ms", "3600000", "cleanup.policy", "compact"))));
+    created.all().get();
+    assertEquals(3, created.numPartitions("orders").get());
+    assertEquals(1, created.replicationFactor("orders").get());
+    assertEquals("3600000", created.config("orders").get().get("retention.ms").value());
+    assertNotNull(created.topicId("orders").get());
+
+    assertTrue(admin.listTopics().names().get().contains("orders"));
+    TopicDescription d =
+        admin.describeTopics(List.of("orders")).allTopicNames().get().get("orders");
+    assertEquals(3, d.partitions().size());
+    for (TopicPartitionInfo p : d.partitions()) {
+      assertEquals(0, p.leader().id());
+      assertEquals(kelp.port(), p.leader().port());
+      assertEquals(1, p.replicas().size());
+      assertEquals(1, p.isr().size());
+    }
+    assertEquals(created.topicId("orders").get(), d.topicId());
+
+    Config config = topicConfig("orders");
+    ConfigEntry retention = config.get("retention.ms");
+    assertEquals("3600000", retention.value());
+    assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, retention.source());
+    assertEquals("compact", config.get("cleanup.policy").value());
+    ConfigEntry segmentMs = config.get("segment.ms");
+    assertEquals("604800000", segmentMs.value());
+    assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, segmentMs.source());
+
+    admin.deleteTopics(List.of("orders")).all().get();
+    assertFalse(admin.listTopics().names().get().contains("orders"));
+    try (Stream<Path> files = Files.walk(dir)) {
+      assertTrue(
+          files.noneMatch(p -> p.toString().contains("/orders")),
+          "the topic's data is gone from the store");
+    }
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.describeTopics(List.of("orders")).allTopicNames().get());
+    assertInstanceOf(UnknownTopicOrPartitionException.class, cause(e));
+  }
+
+  @Test
+  void createTopicErrorsAreKafkas() throws Exception {
+    admin.createTopics(List.of(new NewTopic("taken", 1, (short) 1))).all().get();
+    Map<NewTopic, Class<? extends Throwable>> cases =
+        Map.of(
+            new NewTopic("taken", 1, (short) 1),
+            TopicExistsException.class,
+            new NewTopic("bad name!", 1, (short) 1),
+            InvalidTopicException.class,
+            new NewTopic("three-copies", 1, (short) 3),
+            InvalidReplicationFactorException.class,
+            new NewTopic("bad-config", 1, (short) 1).configs(Map.of("retention.mss", "1")),
+            InvalidConfigurationException.class,
+            new NewTopic("bad-value", 1, (short) 1).configs(Map.of("retention.ms", "soon")),
+            InvalidConfigurationException.class,
+            new NewTopic("zero", 0, (short) 1),
+            InvalidPartitionsException.class);
+    for (Map.Entry<NewTopic, Class<? extends Throwable>> c : cases.entrySet()) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> admin.createTopics(List.of(c.getKey())).all().get(),
+              c.getKey().toString());
+      assertInstanceOf(c.getValue(), cause(e), c.getKey().toString());
+    }
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                admin
+                    .createTopics(
+                        List.of(
+                            new NewTopic("bad-config", 1, (short) 1)
+                                .configs(Map.of("retention.mss", "1"))))
+                    .all()
+                    .get());
+    assertTrue(cause(e).getMessage().contains("retention.mss"), cause(e).getMessage());
+    assertEquals(Set.of("taken"), admin.listTopics().names().get());
+  }
+
+  @Test
+  void collidingNamesAreRejected() throws Exception {
+    admin.createTopics(List.of(new NewTopic("a.b", 1, (short) 1))).all().get();
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.createTopics(List.of(new NewTopic("a_b", 1, (short) 1))).all().get());
+    assertInstanceOf(InvalidTopicException.class, cause(e));
+  }
+
+  @Test
+  void defaultsAndValidateOnly() throws Exception {
+    CreateTopicsResult validated =
+        admin.createTopics(
+            List.of(new NewTopic("dry", Optional.empty(), Optional.empty())),
+            new CreateTopicsOptions().validateOnly(true));
+    validated.all().get();
+    assertEquals(2, validated.numPartitions("dry").get(), "default.partitions");
+    assertFalse(admin.listTopics().names().get().contains("dry"));
+
+    admin
+        .createTopics(List.of(new NewTopic("defaults", Optional.empty(), Optional.empty())))
+        .all()
+        .get();
+    assertEquals(
+        2,
+        admin
+            .describeTopics(List.of("defaults"))
+            .allTopicNames()
+            .get()
+            .get("defaults")
+            .partitions()
+            .size());
+  }
+
+  @Test
+  void createPartitionsGrowsAndNeverShrinks() throws Exception {
+    admin.createTopics(List.of(new NewTopic("grow", 1, (short) 1))).all().get();
+    admin.createPartitions(Map.of("grow", NewPartitions.increaseTo(4))).all().get();
+    assertEquals(
+        4,
+        admin
+            .describeTopics(List.of("grow"))
+            .allTopicNames()
+            .get()
+            .get("grow")
+            .partitions()
+            .size());
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.createPartitions(Map.of("grow", NewPartitions.increaseTo(2))).all().get());
+    assertInstanceOf(InvalidPartitionsException.class, cause(e));
+    e =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.createPartitions(Map.of("nope", NewPartitions.increaseTo(2))).all().get());
+    assertInstanceOf(UnknownTopicOrPartitionException.class, cause(e));
+  }
+
+  @Test
+  void incrementalAlterConfigsSetsDeletesAndRejectsUnknownKeys() throws Exception {
+    admin.createTopics(List.of(new NewTopic("conf", 1, (short) 1))).all().get();
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, "conf");
+    admin
+        .incrementalAlterConfigs(
+            Map.of(
+                r,
+                List.of(
+                    new AlterConfigOp(
+                        new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(
+                        new ConfigEntry("max.message.bytes", "2000"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(
+                        new ConfigEntry("cleanup.policy", "compact"),
+                        AlterConfigOp.OpType.APPEND))))
+        .all()
+        .get();
+    Config c = topicConfig("conf");
+    assertEquals("1000", c.get("retention.ms").value());
+    assertEquals("2000", c.get("max.message.bytes").value());
+    assertEquals("delete,compact", c.get("cleanup.policy").value());
+    assertEquals(
+        2000,
+        kelp.broker().services().topics().get("conf").orElseThrow().config().maxMessageBytes());
+    assertEquals(
+        1000,
+        kelp.broker().services().topics().get("conf").orElseThrow().log(0).config().retentionMs(),
+        "the open log got the new config");
+
+    admin
+        .incrementalAlterConfigs(
+            Map.of(
+                r,
+                List.of(
+                    new AlterConfigOp(
+                        new ConfigEntry("retention.ms", ""), AlterConfigOp.OpType.DELETE))))
+        .all()
+        .get();
+    assertEquals(
+        ConfigEntry.ConfigSource.DEFAULT_CONFIG, topicConfig("conf").get("retention.ms").source());
+
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                admin
+                    .incrementalAlterConfigs(
+                        Map.of(
+                            r,
+                            List.of(
+                                new AlterConfigOp(
+                                    new ConfigEntry("no.such.key", "1"),
+                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get());
+    assertInstanceOf(InvalidConfigurationException.class, cause(e));
+    assertTrue(cause(e).getMessage().contains("no.such.key"));
+
+    admin
+        .incrementalAlterConfigs(
+            Map.of(
+                r,
+                List.of(
+                    new AlterConfigOp(
+                        new ConfigEntry("retention.ms", "5"), AlterConfigOp.OpType.SET))),
+            new org.apache.kafka.clients.admin.AlterConfigsOptions().validateOnly(true))
+        .all()
+        .get();
+    assertEquals("604800000", topicConfig("conf").get("retention.ms").value(), "validate only");
+  }
+
+  @Test
+  void brokerConfigsAreReadOnly() throws Exception {
+    ConfigResource b = new ConfigResource(ConfigResource.Type.BROKER, "0");
+    Config c = admin.describeConfigs(List.of(b)).all().get().get(b);
+    assertEquals("0", c.get("broker.id").value());
+    assertTrue(c.get("broker.id").isReadOnly());
+    assertEquals("true", c.get("auto.create.topics.enable").value());
+    assertEquals("604800000", c.get("log.retention.ms").value());
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                admin
+                    .incrementalAlterConfigs(
+                        Map.of(
+                            b,
+                            List.of(
+                                new AlterConfigOp(
+                                    new ConfigEntry("log.retention.ms", "1"),
+                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get());
+    assertInstanceOf(org.apache.kafka.common.errors.InvalidRequestException.class, cause(e));
+  }
+
+  @Test
+  void describeClusterAndLogDirs() throws Exception {
+    DescribeClusterResult cluster = admin.describeCluster();
+    String clusterId = cluster.clusterId().get();
+    assertEquals(22, clusterId.length());
+    assertEquals(0, cluster.controller().get().id());
+    assertEquals(1, cluster.nodes().get().size());
+    assertEquals(kelp.port(), cluster.nodes().get().iterator().next().port());
+
+    admin.createTopics(List.of(new NewTopic("sized", 2, (short) 1))).all().get();
+    Map<String, LogDirDescription> dirs =
+        admin.describeLogDirs(List.of(0)).allDescriptions().get().get(0);
+    assertEquals(1, dirs.size());
+    String logDir = dirs.keySet().iterator().next();
+    assertEquals(dir.toAbsolutePath().normalize().toString(), logDir);
+    LogDirDescription d = dirs.get(logDir);
+    assertTrue(
+        d.replicaInfos().containsKey(new org.apache.kafka.common.TopicPartition("sized", 1)));
+    assertTrue(d.totalBytes().isPresent());
+
+    kelp.restart();
+    try (Admin again = kelp.admin()) {
+      assertEquals(clusterId, again.describeCluster().clusterId().get(), "stable across restarts");
+      assertTrue(again.listTopics().names().get().contains("sized"));
+    }
+  }
+
+  @Test
+  void metadataAutoCreatesTopicsWhenAllowed() throws Exception {
+    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+      Collection<?> partitions = c.partitionsFor("auto-made");
+      assertEquals(2, partitions.size(), "default.partitions");
+    }
+    assertTrue(admin.listTopics().names().get().contains("auto-made"));
+  }
+
+  @Test
+  void metadataDoesNotAutoCreateWhenTheBrokerForbidsIt() throws Exception {
+    try (TestBroker strict =
+            TestBroker.start(dir.resolve("strict"), Map.of("auto.create.topics", "false"));
+        KafkaConsumer<String, String> c = strict.consumer(Map.of("default.api.timeout.ms", 3000))) {
+      assertTrue(c.partitionsFor("absent").isEmpty(), "an unknown topic has no partitions");
+      try (Admin a = strict.admin()) {
+        assertFalse(a.listTopics().names().get().contains("absent"));
+      }
+    }
+  }
+}

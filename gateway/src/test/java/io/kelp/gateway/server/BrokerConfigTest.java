@@ -1,0 +1,97 @@
+package io.kelp.gateway.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class BrokerConfigTest {
+
+  @Test
+  void defaultsAreTheDocumentedOnes() {
+    BrokerConfig c = BrokerConfig.of(Map.of());
+    assertEquals(new HostPort("127.0.0.1", 9092), c.listen());
+    assertNull(c.advertiseOrNull(), "advertise defaults to the listen address");
+    assertEquals("./data", c.dataDir().toString());
+    assertEquals(0, c.brokerId());
+    assertEquals(new HostPort("127.0.0.1", 9644), c.metricsListen());
+    assertTrue(c.autoCreateTopics());
+    assertEquals(1, c.defaultPartitions());
+    assertEquals(104857600, c.socketRequestMaxBytes());
+    assertEquals("local", c.store());
+  }
+
+  @Test
+  void flagBeatsEnvironmentBeatsFileBeatsDefault() {
+    Properties file = new Properties();
+    file.setProperty("broker.id", "1");
+    file.setProperty("default.partitions", "3");
+    file.setProperty("data.dir", "/from/file");
+    Map<String, String> env =
+        Map.of("KELP_BROKER_ID", "2", "KELP_DEFAULT_PARTITIONS", "4", "KELP_REBUILD", "1");
+    Map<String, String> flags = Map.of("broker.id", "5");
+    BrokerConfig c = BrokerConfig.resolve(flags, env, file);
+    assertEquals(5, c.brokerId());
+    assertEquals(4, c.defaultPartitions());
+    assertEquals("/from/file", c.dataDir().toString());
+    assertEquals("flag --broker-id", c.source("broker.id"));
+    assertEquals("environment variable KELP_DEFAULT_PARTITIONS", c.source("default.partitions"));
+    assertEquals("config file key data.dir", c.source("data.dir"));
+  }
+
+  @Test
+  void environmentVariableNamesFollowTheKey() {
+    BrokerConfig.Setting s =
+        BrokerConfig.SETTINGS.stream()
+            .filter(x -> x.key().equals("flush.max.delay.ms"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals("KELP_FLUSH_MAX_DELAY_MS", s.envVar());
+    assertEquals("--flush-max-delay-ms", s.flag());
+    BrokerConfig c =
+        BrokerConfig.resolve(Map.of(), Map.of("KELP_FLUSH_MAX_DELAY_MS", "7"), new Properties());
+    assertEquals(7, c.engineConfig().flushMaxDelayMs());
+  }
+
+  @Test
+  void badValuesNameTheSettingAndWhereTheValueCameFrom() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BrokerConfig.resolve(Map.of(), Map.of("KELP_BROKER_ID", "x"), new Properties()));
+    assertTrue(e.getMessage().contains("broker.id"), e.getMessage());
+    assertTrue(e.getMessage().contains("KELP_BROKER_ID"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("listen", "nohost")));
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("store", "seaweedfs")));
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("default.partitions", "0")));
+  }
+
+  @Test
+  void unknownKeysInTheFileAreRejected() {
+    Properties file = new Properties();
+    file.setProperty("brokerid", "1");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> BrokerConfig.resolve(Map.of(), Map.of(), file));
+    assertTrue(e.getMessage().contains("brokerid"));
+  }
+
+  @Test
+  void metricsEndpointCanBeTurnedOff() {
+    assertNull(BrokerConfig.of(Map.of("metrics.listen", "off")).metricsListen());
+  }
+
+  @Test
+  void hostPortParsesIpv6AndPrintsItBack() {
+    HostPort hp = HostPort.parse("[::1]:9092");
+    assertEquals("::1", hp.host());
+    assertEquals(9092, hp.port());
+    assertEquals("[::1]:9092", hp.toString());
+  }
+}
