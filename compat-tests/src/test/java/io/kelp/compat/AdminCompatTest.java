@@ -170,9 +170,18 @@ class AdminCompatTest {
           }
         });
     TopicPartition tp = new TopicPartition("deleted", 0);
-    Map<TopicPartition, org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>
-        end = Clients.get(admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all());
-    assertEquals(0, end.get(tp).offset(), "a recreated topic starts empty");
+    long[] end = {-1};
+    eventually(
+        "the recreated topic answers listOffsets",
+        () -> {
+          try {
+            end[0] = offset(tp, OffsetSpec.latest());
+            return true;
+          } catch (UnknownTopicOrPartitionException notYet) {
+            return false;
+          }
+        });
+    assertEquals(0, end[0], "a recreated topic starts empty");
   }
 
   @Test

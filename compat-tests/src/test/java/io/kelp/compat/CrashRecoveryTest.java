@@ -102,7 +102,10 @@ class CrashRecoveryTest {
                 "crash-test-sender");
         sender.start();
         for (int kill = 1; kill <= KILLS; kill++) {
-          Thread.sleep(500 + random.nextInt(2_500));
+          // every kill lands while records are flowing: first some acknowledgements, then a
+          // random pause
+          awaitProgress(acked, 500, senderError, "before kill " + kill);
+          Thread.sleep(random.nextInt(2_000));
           int ackedBefore = totalAcked(acked);
           kelp.kill();
           System.out.println(
@@ -110,18 +113,7 @@ class CrashRecoveryTest {
           Thread.sleep(random.nextInt(1_000));
           kelp.restart();
         }
-        int ackedAfterLastRestart = totalAcked(acked);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (totalAcked(acked) < ackedAfterLastRestart + 3_000) {
-          if (System.nanoTime() > deadline || senderError.get() != null) {
-            fail(
-                "producer made no progress after the last restart: "
-                    + totalAcked(acked)
-                    + " acknowledged"
-                    + (senderError.get() == null ? "" : ", " + senderError.get()));
-          }
-          Thread.sleep(50);
-        }
+        awaitProgress(acked, 3_000, senderError, "after the last restart");
         sending.set(false);
         sender.join(30_000);
         producer.flush();
@@ -224,6 +216,26 @@ class CrashRecoveryTest {
             + " acknowledged, "
             + failed.size()
             + " failed");
+  }
+
+  /** Waits at most 60 s until {@code count} more records than now are acknowledged. */
+  private static void awaitProgress(
+      List<Map<Integer, Ack>> acked, int count, AtomicReference<Throwable> senderError, String when)
+      throws InterruptedException {
+    int target = totalAcked(acked) + count;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (totalAcked(acked) < target) {
+      if (System.nanoTime() > deadline || senderError.get() != null) {
+        fail(
+            "producer made no progress "
+                + when
+                + ": "
+                + totalAcked(acked)
+                + " acknowledged"
+                + (senderError.get() == null ? "" : ", " + senderError.get()));
+      }
+      Thread.sleep(20);
+    }
   }
 
   private static int totalAcked(List<Map<Integer, Ack>> acked) {
