@@ -17,6 +17,8 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** kcat (librdkafka) producing and consuming keyed messages with headers, against Java clients. */
 class KcatCompatTest {
@@ -153,6 +155,66 @@ class KcatCompatTest {
           consumed.lines(),
           consumed.toString());
     }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"gzip", "snappy", "lz4", "zstd"})
+  void kcatCompressedBatchesReadBackInJavaAndKcat(String codec) {
+    String topic = "kcat-" + codec;
+    Clients.createTopic(admin, topic, 1);
+    StringBuilder input = new StringBuilder();
+    for (int i = 0; i < 200; i++) {
+      input.append("key").append(i).append(':').append(("value " + i + " ").repeat(5)).append('\n');
+    }
+    Kcat.Result produced =
+        Kcat.run(
+            KCAT_TIMEOUT,
+            input.toString(),
+            "-b",
+            kelp.bootstrap(),
+            "-t",
+            topic,
+            "-p",
+            "0",
+            "-P",
+            "-K:",
+            "-z",
+            codec,
+            "-X",
+            "linger.ms=50");
+    assertEquals(0, produced.exitCode(), produced.toString());
+
+    try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+      List<ConsumerRecord<String, String>> read =
+          Clients.readAll(consumer, new TopicPartition(topic, 0));
+      assertEquals(200, read.size(), codec);
+      for (int i = 0; i < 200; i++) {
+        assertEquals(i, read.get(i).offset());
+        assertEquals("key" + i, read.get(i).key());
+        assertEquals(("value " + i + " ").repeat(5), read.get(i).value());
+      }
+    }
+    Kcat.Result consumed =
+        Kcat.run(
+            KCAT_TIMEOUT,
+            "",
+            "-b",
+            kelp.bootstrap(),
+            "-t",
+            topic,
+            "-C",
+            "-e",
+            "-q",
+            "-o",
+            "beginning",
+            "-f",
+            "%k|%o\\n");
+    assertEquals(0, consumed.exitCode(), consumed.toString());
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      expected.add("key" + i + "|" + i);
+    }
+    assertEquals(expected, consumed.lines(), codec);
   }
 
   @Test
