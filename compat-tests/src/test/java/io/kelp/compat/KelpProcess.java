@@ -56,6 +56,7 @@ public final class KelpProcess implements AutoCloseable {
   private final List<String> extraFlags;
   private Process process;
   private Path log;
+  private final List<Path> logs = new ArrayList<>();
   private Thread pump;
   private volatile boolean ready;
 
@@ -127,7 +128,7 @@ public final class KelpProcess implements AutoCloseable {
 
   /**
    * SIGTERM: asserts that the broker exits by itself within {@value #STOP_SECONDS} seconds with
-   * exit code 0 and reported no leaked buffer.
+   * exit code 0 and that none of its starts reported a leaked buffer.
    */
   public void stop() {
     process.destroy();
@@ -151,23 +152,30 @@ public final class KelpProcess implements AutoCloseable {
     }
   }
 
-  /** Kills the broker if it still runs and deletes its data directory. */
+  /**
+   * Kills the broker if it still runs, asserts that none of its starts reported a leaked buffer,
+   * and deletes its data directory.
+   */
   @Override
   public void close() {
-    if (isAlive()) {
-      kill();
-    }
-    assertNoLeaks();
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    try {
+      if (isAlive()) {
+        kill();
+      }
+      assertNoLeaks();
+    } finally {
+      try (Stream<Path> files = Files.walk(dataDir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
   private void launch() throws IOException {
     Files.createDirectories(Path.of("target"));
     log = Path.of("target", "kelp-" + testName + "-" + STARTS.incrementAndGet() + ".log");
+    logs.add(log);
     ProcessBuilder builder = new ProcessBuilder(command()).redirectErrorStream(true);
     process = builder.start();
     process.getOutputStream().close();
@@ -261,15 +269,18 @@ public final class KelpProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Paranoid leak detection logs "LEAK:" for every buffer released late or never. */
   private void assertNoLeaks() {
-    if (log == null || !Files.exists(log)) {
-      return;
-    }
-    try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-      List<String> leaks = lines.filter(l -> l.contains("LEAK:")).limit(5).toList();
-      assertTrue(leaks.isEmpty(), "broker reported leaked buffers in " + log + ": " + leaks);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (Path file : logs) {
+      if (!Files.exists(file)) {
+        continue;
+      }
+      try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+        List<String> leaks = lines.filter(l -> l.contains("LEAK:")).limit(5).toList();
+        assertTrue(leaks.isEmpty(), "broker reported leaked buffers in " + file + ": " + leaks);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
