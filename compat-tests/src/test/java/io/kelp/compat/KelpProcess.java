@@ -86,7 +86,12 @@ public final class KelpProcess implements AutoCloseable {
   public static KelpProcess start(String testName, String... extraFlags) {
     try {
       KelpProcess kelp = new KelpProcess(testName, List.of(extraFlags));
-      kelp.launch();
+      try {
+        kelp.launch();
+      } catch (IOException | RuntimeException | Error e) {
+        kelp.deleteDataDir();
+        throw e;
+      }
       return kelp;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -164,11 +169,15 @@ public final class KelpProcess implements AutoCloseable {
       }
       assertNoLeaks();
     } finally {
-      try (Stream<Path> files = Files.walk(dataDir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      deleteDataDir();
+    }
+  }
+
+  private void deleteDataDir() {
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
