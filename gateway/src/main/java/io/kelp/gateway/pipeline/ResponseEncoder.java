@@ -64,9 +64,14 @@ public final class ResponseEncoder extends ChannelOutboundHandlerAdapter {
     short headerVersion = response.api().responseHeaderVersion(version);
     int size = (headerVersion >= 1 ? 5 : 4) + response.body().size(version);
     WireWriter writer = WireWriter.zeroCopy(ctx.alloc(), ZERO_COPY_THRESHOLD);
-    writer.writeInt32(size);
-    ResponseHeader.write(writer, response.correlationId(), headerVersion);
-    response.body().write(writer, version);
+    try {
+      writer.writeInt32(size);
+      ResponseHeader.write(writer, response.correlationId(), headerVersion);
+      response.body().write(writer, version);
+    } catch (RuntimeException e) {
+      writer.abandon();
+      throw e;
+    }
     return writer.finish();
   }
 }

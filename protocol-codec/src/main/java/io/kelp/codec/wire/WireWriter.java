@@ -23,7 +23,12 @@ public final class WireWriter {
   private final ByteBufAllocator allocator;
   private final int zeroCopyThreshold;
   private ByteBuf current;
-  private CompositeByteBuf composite;
+  // Zero-copy mode: where in `current` each large records field goes, and the records themselves
+  // (retained slices). All other bytes stay in the one buffer `current`; finish() interleaves.
+  private int[] splits;
+  private ByteBuf[] records;
+  private int recordCount;
+  private long recordBytes;
 
   private WireWriter(ByteBufAllocator allocator, ByteBuf target, int zeroCopyThreshold) {
     this.allocator = allocator;
@@ -49,17 +54,48 @@ public final class WireWriter {
    * buffer the caller now owns and must release.
    */
   public ByteBuf finish() {
-    if (composite == null) {
+    if (recordCount == 0) {
       return current;
     }
-    composite.addComponent(true, current);
+    ByteBuf[] parts = new ByteBuf[2 * recordCount + 1];
+    int n = 0;
+    int previous = 0;
+    for (int i = 0; i < recordCount; i++) {
+      if (splits[i] > previous) {
+        parts[n++] = current.retainedSlice(previous, splits[i] - previous);
+      }
+      parts[n++] = records[i];
+      previous = splits[i];
+    }
+    if (current.writerIndex() > previous) {
+      parts[n++] = current.retainedSlice(previous, current.writerIndex() - previous);
+    }
+    current.release();
     current = null;
-    return composite;
+    CompositeByteBuf out = allocator.compositeBuffer(n);
+    out.addComponents(true, java.util.Arrays.copyOf(parts, n));
+    return out;
+  }
+
+  /**
+   * Releases everything written so far, for a caller that gives up before {@link #finish()}: in
+   * zero-copy mode the buffer and the retained records; in copying mode nothing (the target is the
+   * caller's).
+   */
+  public void abandon() {
+    for (int i = 0; i < recordCount; i++) {
+      records[i].release();
+    }
+    recordCount = 0;
+    if (allocator != null && current != null) {
+      current.release();
+      current = null;
+    }
   }
 
   /** Bytes written so far. */
   public int size() {
-    return (composite == null ? 0 : composite.readableBytes()) + current.readableBytes();
+    return (int) (recordBytes + current.readableBytes());
   }
 
   /** A small copying writer for a tagged field's value, to learn its size before writing it. */
@@ -189,12 +225,17 @@ public final class WireWriter {
       current.writeBytes(records, records.readerIndex(), length);
       return;
     }
-    if (composite == null) {
-      composite = allocator.compositeBuffer(Integer.MAX_VALUE);
+    if (splits == null) {
+      splits = new int[8];
+      this.records = new ByteBuf[8];
+    } else if (recordCount == splits.length) {
+      splits = java.util.Arrays.copyOf(splits, recordCount * 2);
+      this.records = java.util.Arrays.copyOf(this.records, recordCount * 2);
     }
-    composite.addComponent(true, current);
-    composite.addComponent(true, records.retainedSlice());
-    current = allocator.buffer(FIRST_CHUNK);
+    splits[recordCount] = current.writerIndex();
+    this.records[recordCount] = records.retainedSlice();
+    recordCount++;
+    recordBytes += length;
   }
 
   public void writeArrayLength(boolean flexible, int count) {
