@@ -16,11 +16,13 @@ import java.io.IOException;
 final class LogReads {
   private final LogCache cache;
   private final StoreReads store;
+  private final ReadAhead readAhead;
   private final ByteBufAllocator alloc;
 
-  LogReads(LogCache cache, StoreReads store, ByteBufAllocator alloc) {
+  LogReads(LogCache cache, StoreReads store, ReadAhead readAhead, ByteBufAllocator alloc) {
     this.cache = cache;
     this.store = store;
+    this.readAhead = readAhead;
     this.alloc = alloc;
   }
 
@@ -54,6 +56,9 @@ final class LogReads {
         if (piece.stopped()) {
           break;
         }
+      }
+      if (out != null) {
+        readAhead.after(pos, limit, maxBytes);
       }
       return out;
     } catch (IOException | RuntimeException e) {

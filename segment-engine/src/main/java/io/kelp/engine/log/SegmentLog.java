@@ -116,7 +116,10 @@ final class SegmentLog implements PartitionLog {
             segments,
             recovered.producers(),
             recovered.active());
-    this.reads = new LogReads(cache, new StoreReads(ctx.store(), segments, cache), ctx.alloc());
+    StoreReads storeReads = new StoreReads(ctx.store(), segments, cache);
+    ReadAhead readAhead =
+        new ReadAhead(storeReads, cache, ctx.tailCache(), ctx.io(), () -> state == State.OPEN);
+    this.reads = new LogReads(cache, storeReads, readAhead, ctx.alloc());
     for (Segment s : segments.values()) {
       cleanerGeneration = Math.max(cleanerGeneration, s.generation());
     }
