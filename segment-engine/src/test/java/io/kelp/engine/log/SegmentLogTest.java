@@ -291,4 +291,32 @@ class SegmentLogTest extends LogTestSupport {
     long read = store.readBytes.get() - before;
     assertTrue(read < size + size / 4, "read " + read + " bytes from the store for " + size);
   }
+
+  @Test
+  void aSequentialReadersNextBlockIsReadBeforeItAsks() throws Exception {
+    PartitionLog log = open();
+    for (int i = 0; i < 4000; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    log = restart(LogConfig.defaults());
+    long before = store.readBytes.get();
+    ReadResult first = log.read(0, 64 << 10, Isolation.READ_UNCOMMITTED, true);
+    List<Batches.Rec> records;
+    try {
+      records = Batches.records(first.records());
+    } finally {
+      first.records().release();
+    }
+    // The first read took one block; the block after it follows without another read.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.readBytes.get() - before < 2 * StoreReads.READ_AHEAD_BYTES - (64 << 10)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertTrue(
+        store.readBytes.get() - before >= 2 * StoreReads.READ_AHEAD_BYTES - (64 << 10),
+        "read " + (store.readBytes.get() - before) + " bytes ahead");
+    long next = records.get(records.size() - 1).offset() + 1;
+    assertEquals(4000 - next, readAll(log, next, 64 << 10).size());
+  }
 }
