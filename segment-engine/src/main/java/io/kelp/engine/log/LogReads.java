@@ -3,6 +3,7 @@ package io.kelp.engine.log;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 
 /**
@@ -67,6 +68,46 @@ final class LogReads {
       }
       throw e;
     }
+  }
+
+  /**
+   * Like {@link #collect} but from the cache only, never blocking: null when the batch for {@code
+   * offset} is not cached (the caller reads the store instead), else what the cache holds from it,
+   * stopping where the cached batches end; an empty buffer when there is nothing below {@code
+   * limit}.
+   */
+  ByteBuf collectCached(long offset, long limit, int maxBytes, boolean minOneBatch) {
+    if (offset >= limit) {
+      return Unpooled.EMPTY_BUFFER;
+    }
+    ByteBuf out = null;
+    long pos = offset;
+    int left = Math.max(0, maxBytes);
+    boolean first = true;
+    while (pos < limit) {
+      ReadPiece piece = cache.read(pos, limit, left, first && minOneBatch);
+      if (piece == null) {
+        if (first) {
+          return null;
+        }
+        break;
+      }
+      if (piece.isEmpty()) {
+        break;
+      }
+      out = compose(out, piece.data());
+      left -= piece.bytes();
+      pos = piece.nextOffset();
+      first = false;
+      if (piece.stopped()) {
+        break;
+      }
+    }
+    if (out == null) {
+      return Unpooled.EMPTY_BUFFER;
+    }
+    readAhead.after(pos, limit, maxBytes);
+    return out;
   }
 
   private ByteBuf compose(ByteBuf out, ByteBuf piece) {

@@ -456,6 +456,26 @@ final class SegmentLog implements PartitionLog {
         List.of());
   }
 
+  @Override
+  public ReadResult readCached(
+      long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
+    long start = logStartOffset();
+    long hw = highWatermark;
+    State s = state;
+    if (s == State.FAILED || s == State.CLOSED || s == State.DISCARDING) {
+      return ReadResult.error(ReadResult.Status.NOT_OWNER, hw, hw, start);
+    }
+    if (offset < start || offset > logEndOffset) {
+      return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
+    }
+    long limit = isolation == Isolation.READ_COMMITTED ? lastStableOffset() : hw;
+    ByteBuf out = reads.collectCached(offset, limit, maxBytes, minOneBatch);
+    if (out == null) {
+      return null;
+    }
+    return new ReadResult(ReadResult.Status.OK, out, hw, lastStableOffset(), start, List.of());
+  }
+
   // ---------------------------------------------------------------- offsets and state
 
   @Override
