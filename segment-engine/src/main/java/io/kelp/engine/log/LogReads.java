@@ -40,6 +40,9 @@ final class LogReads {
       while (pos < limit) {
         boolean minOne = first && minOneBatch;
         ReadPiece piece = cache.read(pos, limit, left, minOne);
+        if (piece == null && readAhead.awaitBlockOf(pos)) {
+          piece = cache.read(pos, limit, left, minOne);
+        }
         if (piece == null) {
           piece = store.read(pos, limit, left, minOne);
         }

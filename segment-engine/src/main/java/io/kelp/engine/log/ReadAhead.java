@@ -1,8 +1,12 @@
 package io.kelp.engine.log;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -27,6 +31,14 @@ final class ReadAhead {
   private final Executor io;
   private final BooleanSupplier open;
   private final AtomicBoolean running = new AtomicBoolean();
+
+  /** How long a reader waits for a read-ahead of its block before reading the store itself. */
+  static final long WAIT_MS = 1_000;
+
+  /** The read-ahead in flight: where it starts, its size, and when it is done. */
+  private record InFlight(long from, int block, CompletableFuture<Void> done) {}
+
+  private volatile InFlight current;
 
   ReadAhead(
       StoreReads store, LogCache cache, TailCacheBudget budget, Executor io, BooleanSupplier open) {
@@ -53,24 +65,52 @@ final class ReadAhead {
     if (!running.compareAndSet(false, true)) {
       return;
     }
+    InFlight f = new InFlight(from, block, new CompletableFuture<>());
+    current = f;
     try {
-      io.execute(() -> run(from, block));
+      io.execute(() -> run(f));
     } catch (RejectedExecutionException e) {
       // The engine is closing.
-      running.set(false);
+      done(f);
     }
   }
 
-  private void run(long from, int block) {
+  /**
+   * Waits (on a thread that may block) for a read-ahead in flight whose block holds {@code offset},
+   * so that a reader who got there first does not read the same bytes again. Returns whether it
+   * waited; the reader then looks in the cache again.
+   */
+  boolean awaitBlockOf(long offset) {
+    InFlight f = current;
+    if (f == null || offset < f.from || offset >= f.from + f.block) {
+      return false;
+    }
+    try {
+      f.done.get(WAIT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // The reader reads the store itself.
+    }
+    return true;
+  }
+
+  private void done(InFlight f) {
+    current = null;
+    running.set(false);
+    f.done.complete(null);
+  }
+
+  private void run(InFlight f) {
     try {
       if (open.getAsBoolean()) {
-        store.fill(from, block);
+        store.fill(f.from, f.block);
       }
     } catch (IOException | RuntimeException e) {
       // A reader that gets there reads the store itself and reports what fails.
-      log.debug("read-ahead at offset {} failed: {}", from, e.toString());
+      log.debug("read-ahead at offset {} failed: {}", f.from, e.toString());
     } finally {
-      running.set(false);
+      done(f);
     }
     if (!open.getAsBoolean()) {
       // Closed while reading: what was added after the close cleared the cache goes too.
