@@ -57,7 +57,10 @@ final class ReadAhead {
     if (next >= limit || running.get() || !budget.enabled()) {
       return;
     }
-    int block = Math.min(Math.max(StoreReads.READ_AHEAD_BYTES, maxBytes), MAX_BLOCK_BYTES);
+    // Twice what the reader asks for: a reader takes a whole cached block and the start of the
+    // next in one fetch, so blocks of its own size would fall behind it.
+    int block =
+        (int) Math.min(Math.max(StoreReads.READ_AHEAD_BYTES, 2L * maxBytes), MAX_BLOCK_BYTES);
     long from = cache.firstUncached(next, 2L * block);
     if (from < 0 || from >= limit || !budget.roomToReadAhead(block)) {
       return;
