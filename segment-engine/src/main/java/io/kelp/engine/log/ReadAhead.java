@@ -35,8 +35,18 @@ final class ReadAhead {
   /** How long a reader waits for a read-ahead of its block before reading the store itself. */
   static final long WAIT_MS = 1_000;
 
-  /** The read-ahead in flight: where it starts, its size, and when it is done. */
-  private record InFlight(long from, int block, CompletableFuture<Void> done) {}
+  /** The read-ahead in flight: where it starts, its size, whether it is reading, when it ends. */
+  private static final class InFlight {
+    final long from;
+    final int block;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+    volatile boolean started;
+
+    InFlight(long from, int block) {
+      this.from = from;
+      this.block = block;
+    }
+  }
 
   private volatile InFlight current;
 
@@ -68,7 +78,7 @@ final class ReadAhead {
     if (!running.compareAndSet(false, true)) {
       return;
     }
-    InFlight f = new InFlight(from, block, new CompletableFuture<>());
+    InFlight f = new InFlight(from, block);
     current = f;
     try {
       io.execute(() -> run(f));
@@ -79,13 +89,14 @@ final class ReadAhead {
   }
 
   /**
-   * Waits (on a thread that may block) for a read-ahead in flight whose block holds {@code offset},
-   * so that a reader who got there first does not read the same bytes again. Returns whether it
-   * waited; the reader then looks in the cache again.
+   * Waits (on a thread that may block) for a read-ahead that is reading from {@code offset} or
+   * before it, so that a reader who caught up with it does not read the same bytes again. Returns
+   * whether it waited; the reader then looks in the cache again. A read-ahead still queued behind
+   * other io work is not waited for.
    */
   boolean awaitBlockOf(long offset) {
     InFlight f = current;
-    if (f == null || offset < f.from || offset >= f.from + f.block) {
+    if (f == null || !f.started || offset < f.from) {
       return false;
     }
     try {
@@ -105,8 +116,10 @@ final class ReadAhead {
   }
 
   private void run(InFlight f) {
+    f.started = true;
     try {
-      if (open.getAsBoolean()) {
+      // A reader may have read the block itself while this waited in the io queue.
+      if (open.getAsBoolean() && cache.firstUncached(f.from, 1) == f.from) {
         store.fill(f.from, f.block);
       }
     } catch (IOException | RuntimeException e) {
