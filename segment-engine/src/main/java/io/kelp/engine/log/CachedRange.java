@@ -25,6 +25,12 @@ final class CachedRange {
   /** Set once the range has left its cache, so its bytes are counted off the budget once only. */
   volatile boolean removed;
 
+  /**
+   * Whether the range was read ahead of its reader and no read has taken from it yet; guarded by
+   * the owner's lock.
+   */
+  boolean unreadAhead;
+
   /** Takes ownership of {@code data}, which must hold only whole batches. */
   CachedRange(ByteBuf data, LogCache owner) {
     this.data = data;
@@ -100,6 +106,12 @@ final class CachedRange {
     }
     ByteBuf slice = data.retainedSlice(data.readerIndex() + starts[first], bytes);
     return new ReadPiece(slice, lastOffsets[end - 1] + 1, bytes, full || end < count);
+  }
+
+  /** The bytes from the batch holding {@code offset} to the end of the range. */
+  int bytesFrom(long offset) {
+    int first = firstWithLastOffsetAtOrAfter(offset);
+    return first >= count ? 0 : size - starts[first];
   }
 
   private int batchEnd(int i) {

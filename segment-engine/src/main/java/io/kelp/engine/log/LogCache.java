@@ -10,8 +10,13 @@ import java.util.TreeMap;
  * decides what to evict.
  */
 final class LogCache {
+  private static final int MAX_RANGES_AHEAD = 64;
+
   private final TreeMap<Long, CachedRange> ranges = new TreeMap<>();
   private final TailCacheBudget budget;
+
+  /** How many times ranges were invalidated; a read ahead started before one is not kept. */
+  private long invalidations;
 
   LogCache(TailCacheBudget budget) {
     this.budget = budget;
@@ -26,7 +31,68 @@ final class LogCache {
     if (e == null || !e.getValue().covers(offset)) {
       return null;
     }
-    return e.getValue().slice(offset, limit, maxBytes, minOneBatch);
+    CachedRange range = e.getValue();
+    ReadPiece piece = range.slice(offset, limit, maxBytes, minOneBatch);
+    if (range.unreadAhead && !piece.isEmpty()) {
+      range.unreadAhead = false;
+      budget.aheadRead(range.sizeInBytes());
+    }
+    return piece;
+  }
+
+  /**
+   * The first offset from {@code offset} on that the cache does not hold, looking at most {@code
+   * bytes} (and {@value #MAX_RANGES_AHEAD} ranges) ahead; -1 if all of that is cached.
+   */
+  synchronized long firstUncached(long offset, long bytes) {
+    long pos = offset;
+    long seen = 0;
+    for (int i = 0; i < MAX_RANGES_AHEAD && seen < bytes; i++) {
+      Map.Entry<Long, CachedRange> e = ranges.floorEntry(pos);
+      if (e == null || !e.getValue().covers(pos)) {
+        return pos;
+      }
+      seen += e.getValue().bytesFrom(pos);
+      pos = e.getValue().nextOffset();
+    }
+    return -1;
+  }
+
+  synchronized long invalidations() {
+    return invalidations;
+  }
+
+  /**
+   * Adds whole batches read ahead of a reader (taking ownership of {@code data}), unless they
+   * overlap a cached range or ranges were invalidated since {@code seenInvalidations}: then they
+   * are released. Returns whether they were added.
+   */
+  boolean addReadAhead(ByteBuf data, long seenInvalidations) {
+    CachedRange range;
+    try {
+      range = new CachedRange(data, this);
+    } catch (RuntimeException e) {
+      data.release();
+      throw e;
+    }
+    synchronized (this) {
+      if (invalidations != seenInvalidations || overlaps(range)) {
+        range.release();
+        return false;
+      }
+      ranges.put(range.firstOffset(), range);
+      range.unreadAhead = true;
+      budget.aheadAdded(range.sizeInBytes());
+    }
+    budget.added(range);
+    return true;
+  }
+
+  private boolean overlaps(CachedRange range) {
+    Map.Entry<Long, CachedRange> floor = ranges.floorEntry(range.firstOffset());
+    Long higher = ranges.higherKey(range.firstOffset());
+    return (floor != null && floor.getValue().nextOffset() > range.firstOffset())
+        || (higher != null && higher < range.nextOffset());
   }
 
   boolean enabled() {
@@ -60,12 +126,7 @@ final class LogCache {
       return piece;
     }
     synchronized (this) {
-      Map.Entry<Long, CachedRange> floor = ranges.floorEntry(range.firstOffset());
-      Long higher = ranges.higherKey(range.firstOffset());
-      boolean overlaps =
-          (floor != null && floor.getValue().nextOffset() > range.firstOffset())
-              || (higher != null && higher < range.nextOffset());
-      if (overlaps) {
+      if (overlaps(range)) {
         range.release();
         return piece;
       }
@@ -82,6 +143,7 @@ final class LogCache {
     }
     ranges.remove(range.firstOffset(), range);
     range.removed = true;
+    forgetReadAhead(range);
     range.release();
     return true;
   }
@@ -91,12 +153,14 @@ final class LogCache {
     long freed = 0;
     int count = 0;
     synchronized (this) {
+      invalidations++;
       var it = ranges.values().iterator();
       while (it.hasNext()) {
         CachedRange r = it.next();
         if (r.firstOffset() < to && r.nextOffset() > from) {
           it.remove();
           r.removed = true;
+          forgetReadAhead(r);
           freed += r.sizeInBytes();
           count++;
           r.release();
@@ -104,6 +168,13 @@ final class LogCache {
       }
     }
     budget.removed(count, freed);
+  }
+
+  private void forgetReadAhead(CachedRange range) {
+    if (range.unreadAhead) {
+      range.unreadAhead = false;
+      budget.aheadRead(range.sizeInBytes());
+    }
   }
 
   void clear() {

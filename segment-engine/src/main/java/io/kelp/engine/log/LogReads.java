@@ -3,6 +3,7 @@ package io.kelp.engine.log;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 
 /**
@@ -16,11 +17,13 @@ import java.io.IOException;
 final class LogReads {
   private final LogCache cache;
   private final StoreReads store;
+  private final ReadAhead readAhead;
   private final ByteBufAllocator alloc;
 
-  LogReads(LogCache cache, StoreReads store, ByteBufAllocator alloc) {
+  LogReads(LogCache cache, StoreReads store, ReadAhead readAhead, ByteBufAllocator alloc) {
     this.cache = cache;
     this.store = store;
+    this.readAhead = readAhead;
     this.alloc = alloc;
   }
 
@@ -37,6 +40,9 @@ final class LogReads {
       while (pos < limit) {
         boolean minOne = first && minOneBatch;
         ReadPiece piece = cache.read(pos, limit, left, minOne);
+        if (piece == null && readAhead.awaitBlockOf(pos)) {
+          piece = cache.read(pos, limit, left, minOne);
+        }
         if (piece == null) {
           piece = store.read(pos, limit, left, minOne);
         }
@@ -55,6 +61,9 @@ final class LogReads {
           break;
         }
       }
+      if (out != null) {
+        readAhead.after(pos, limit, maxBytes);
+      }
       return out;
     } catch (IOException | RuntimeException e) {
       if (out != null) {
@@ -62,6 +71,46 @@ final class LogReads {
       }
       throw e;
     }
+  }
+
+  /**
+   * Like {@link #collect} but from the cache only, never blocking: null when the batch for {@code
+   * offset} is not cached (the caller reads the store instead), else what the cache holds from it,
+   * stopping where the cached batches end; an empty buffer when there is nothing below {@code
+   * limit}.
+   */
+  ByteBuf collectCached(long offset, long limit, int maxBytes, boolean minOneBatch) {
+    if (offset >= limit) {
+      return Unpooled.EMPTY_BUFFER;
+    }
+    ByteBuf out = null;
+    long pos = offset;
+    int left = Math.max(0, maxBytes);
+    boolean first = true;
+    while (pos < limit) {
+      ReadPiece piece = cache.read(pos, limit, left, first && minOneBatch);
+      if (piece == null) {
+        if (first) {
+          return null;
+        }
+        break;
+      }
+      if (piece.isEmpty()) {
+        break;
+      }
+      out = compose(out, piece.data());
+      left -= piece.bytes();
+      pos = piece.nextOffset();
+      first = false;
+      if (piece.stopped()) {
+        break;
+      }
+    }
+    if (out == null) {
+      return Unpooled.EMPTY_BUFFER;
+    }
+    readAhead.after(pos, limit, maxBytes);
+    return out;
   }
 
   private ByteBuf compose(ByteBuf out, ByteBuf piece) {

@@ -36,6 +36,14 @@ public interface PartitionLog {
    */
   ReadResult read(long offset, int maxBytes, Isolation isolation, boolean minOneBatch);
 
+  /**
+   * Like {@link #read}, from memory only and without blocking, so that a network thread may call
+   * it: null when the batch holding {@code offset} is not in memory (call {@link #read} then);
+   * otherwise what memory holds from there, which may stop short of {@code maxBytes} where the
+   * batches in memory end.
+   */
+  ReadResult readCached(long offset, int maxBytes, Isolation isolation, boolean minOneBatch);
+
   long logStartOffset();
 
   /** The next offset to be assigned. */

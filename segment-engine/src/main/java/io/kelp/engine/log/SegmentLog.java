@@ -116,7 +116,10 @@ final class SegmentLog implements PartitionLog {
             segments,
             recovered.producers(),
             recovered.active());
-    this.reads = new LogReads(cache, new StoreReads(ctx.store(), segments, cache), ctx.alloc());
+    StoreReads storeReads = new StoreReads(ctx.store(), segments, cache);
+    ReadAhead readAhead =
+        new ReadAhead(storeReads, cache, ctx.tailCache(), ctx.io(), () -> state == State.OPEN);
+    this.reads = new LogReads(cache, storeReads, readAhead, ctx.alloc());
     for (Segment s : segments.values()) {
       cleanerGeneration = Math.max(cleanerGeneration, s.generation());
     }
@@ -451,6 +454,26 @@ final class SegmentLog implements PartitionLog {
         lastStableOffset(),
         start,
         List.of());
+  }
+
+  @Override
+  public ReadResult readCached(
+      long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
+    long start = logStartOffset();
+    long hw = highWatermark;
+    State s = state;
+    if (s == State.FAILED || s == State.CLOSED || s == State.DISCARDING) {
+      return ReadResult.error(ReadResult.Status.NOT_OWNER, hw, hw, start);
+    }
+    if (offset < start || offset > logEndOffset) {
+      return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
+    }
+    long limit = isolation == Isolation.READ_COMMITTED ? lastStableOffset() : hw;
+    ByteBuf out = reads.collectCached(offset, limit, maxBytes, minOneBatch);
+    if (out == null) {
+      return null;
+    }
+    return new ReadResult(ReadResult.Status.OK, out, hw, lastStableOffset(), start, List.of());
   }
 
   // ---------------------------------------------------------------- offsets and state

@@ -81,6 +81,64 @@ final class StoreReads {
   private ReadPiece readSegment(
       Segment segment, long offset, long limit, int maxBytes, boolean minOneBatch)
       throws IOException {
+    Located at = locate(segment, offset, readSize(maxBytes));
+    try {
+      Found found = at.found;
+      if (found.start < 0) {
+        // No batch holds the offset here: the next one is cached, or in the next segment.
+        long next = found.stoppedAt >= 0 ? found.stoppedAt : segment.nextOffset();
+        return next > offset ? ReadPiece.skipTo(next) : ReadPiece.NONE;
+      }
+      ByteBuf range = at.block.retainedSlice(found.start, found.end - found.start);
+      ReadPiece piece = cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
+      if (cache.enabled()) {
+        // The rest of the block is cached: the next store read starts after it.
+        lastRead = new LastRead(segment, found.nextOffset, at.position + found.end);
+      } else if (!piece.isEmpty()) {
+        lastRead =
+            new LastRead(segment, piece.nextOffset(), at.position + found.start + piece.bytes());
+      }
+      return piece;
+    } finally {
+      at.block.release();
+    }
+  }
+
+  /**
+   * Reads about {@code blockSize} bytes from the batch holding {@code offset} (or the first after
+   * it) into the cache, ahead of a reader that will ask for them. Nothing is kept if a cached range
+   * was invalidated meanwhile (compaction, DeleteRecords), since the bytes may be stale.
+   */
+  void fill(long offset, int blockSize) throws IOException {
+    long seen = cache.invalidations();
+    Segment segment = segmentFor(offset);
+    if (segment == null) {
+      return;
+    }
+    Located at = locate(segment, offset, blockSize);
+    try {
+      Found found = at.found;
+      if (found.start < 0) {
+        return;
+      }
+      ByteBuf range = at.block.retainedSlice(found.start, found.end - found.start);
+      if (cache.addReadAhead(range, seen)) {
+        lastRead = new LastRead(segment, found.nextOffset, at.position + found.end);
+      }
+    } finally {
+      at.block.release();
+    }
+  }
+
+  /** A block read from a segment at {@code position}, and where its batches for a read lie. */
+  private record Located(ByteBuf block, long position, Found found) {}
+
+  /**
+   * Reads from the store the block where the batch holding {@code offset} starts (reading on when
+   * that batch does not end in the first block), stopping at the first cached batch. The caller
+   * releases the block.
+   */
+  private Located locate(Segment segment, long offset, int blockSize) throws IOException {
     long valid = segment.validLength();
     LastRead last = lastRead;
     long position;
@@ -90,15 +148,15 @@ final class StoreReads {
       position = segment.index().positionFor(Math.max(0, offset - segment.baseOffset()));
     }
     long stopAt = cache.nextCachedOffset(offset);
-    int blockSize = readSize(maxBytes);
     int requested = (int) Math.min(valid - position, blockSize);
     ByteBuf block = store.read(segment.logPath(), position, requested);
     try {
-      Found found;
       while (true) {
-        found = find(block, offset, stopAt);
+        Found found = find(block, offset, stopAt);
         if (found.start >= 0 || found.stoppedAt >= 0 || position + found.walkedTo >= valid) {
-          break;
+          Located at = new Located(block, position, found);
+          block = null;
+          return at;
         }
         if (found.walkedTo == 0 && block.writerIndex() < requested) {
           throw new IOException(
@@ -111,21 +169,6 @@ final class StoreReads {
         block = null;
         block = store.read(segment.logPath(), position, requested);
       }
-      if (found.start < 0) {
-        // No batch holds the offset here: the next one is cached, or in the next segment.
-        long next = found.stoppedAt >= 0 ? found.stoppedAt : segment.nextOffset();
-        return next > offset ? ReadPiece.skipTo(next) : ReadPiece.NONE;
-      }
-      ByteBuf range = block.retainedSlice(found.start, found.end - found.start);
-      ReadPiece piece = cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
-      if (cache.enabled()) {
-        // The rest of the block is cached: the next store read starts after it.
-        lastRead = new LastRead(segment, found.nextOffset, position + found.end);
-      } else if (!piece.isEmpty()) {
-        lastRead =
-            new LastRead(segment, piece.nextOffset(), position + found.start + piece.bytes());
-      }
-      return piece;
     } finally {
       if (block != null) {
         block.release();

@@ -15,12 +15,32 @@ final class TailCacheBudget {
   private final ConcurrentLinkedQueue<CachedRange> order = new ConcurrentLinkedQueue<>();
   private final AtomicInteger dropped = new AtomicInteger();
 
+  /** Bytes read ahead of their readers that no read has taken from yet. */
+  private final AtomicLong unreadAhead = new AtomicLong();
+
   TailCacheBudget(long maxBytes) {
     this.maxBytes = maxBytes;
   }
 
   boolean enabled() {
     return maxBytes > 0;
+  }
+
+  /**
+   * Whether {@code bytes} more may be read ahead: read-ahead not yet read may fill a quarter of the
+   * budget, so that it cannot push out what readers are reading now.
+   */
+  boolean roomToReadAhead(long bytes) {
+    return enabled() && unreadAhead.get() + bytes <= maxBytes / 4;
+  }
+
+  void aheadAdded(long bytes) {
+    unreadAhead.addAndGet(bytes);
+  }
+
+  /** Counts off a read-ahead range that was read, or evicted before it was. */
+  void aheadRead(long bytes) {
+    unreadAhead.addAndGet(-bytes);
   }
 
   long usedBytes() {

@@ -291,4 +291,58 @@ class SegmentLogTest extends LogTestSupport {
     long read = store.readBytes.get() - before;
     assertTrue(read < size + size / 4, "read " + read + " bytes from the store for " + size);
   }
+
+  @Test
+  void aSequentialReadersNextBlockIsReadBeforeItAsks() throws Exception {
+    PartitionLog log = open();
+    for (int i = 0; i < 4000; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    log = restart(LogConfig.defaults());
+    long before = store.readBytes.get();
+    ReadResult first = log.read(0, 64 << 10, Isolation.READ_UNCOMMITTED, true);
+    List<Batches.Rec> records;
+    try {
+      records = Batches.records(first.records());
+    } finally {
+      first.records().release();
+    }
+    // The first read took one block; the block after it follows without another read.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.readBytes.get() - before < 2 * StoreReads.READ_AHEAD_BYTES - (64 << 10)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertTrue(
+        store.readBytes.get() - before >= 2 * StoreReads.READ_AHEAD_BYTES - (64 << 10),
+        "read " + (store.readBytes.get() - before) + " bytes ahead");
+    long next = records.get(records.size() - 1).offset() + 1;
+    assertEquals(4000 - next, readAll(log, next, 64 << 10).size());
+  }
+
+  @Test
+  void readCachedServesMemoryOnlyAndNeverTheStore() throws Exception {
+    PartitionLog log = open();
+    for (int i = 0; i < 10; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    ReadResult tail = log.readCached(4, 1 << 20, Isolation.READ_UNCOMMITTED, true);
+    try {
+      assertEquals(6, Batches.records(tail.records()).size());
+    } finally {
+      tail.records().release();
+    }
+    ReadResult end = log.readCached(10, 1 << 20, Isolation.READ_UNCOMMITTED, true);
+    assertEquals(ReadResult.Status.OK, end.status());
+    assertEquals(0, end.records().readableBytes());
+    assertEquals(
+        ReadResult.Status.OFFSET_OUT_OF_RANGE,
+        log.readCached(11, 1 << 20, Isolation.READ_UNCOMMITTED, true).status());
+
+    log = restart(LogConfig.defaults());
+    long before = store.readBytes.get();
+    assertEquals(null, log.readCached(0, 1 << 20, Isolation.READ_UNCOMMITTED, true));
+    assertEquals(before, store.readBytes.get());
+    assertEquals(10, readAll(log).size());
+  }
 }

@@ -91,6 +91,9 @@ final class FetchOperation {
   }
 
   CompletableFuture<ApiMessage> start() {
+    if (ctx.eventLoop().inEventLoop() && answerFromMemory()) {
+      return result;
+    }
     if (canWait()) {
       Map<PartitionLog, Boolean> seen = new IdentityHashMap<>();
       for (Slot s : slots) {
@@ -102,6 +105,29 @@ final class FetchOperation {
     }
     submit();
     return result;
+  }
+
+  /**
+   * Answers at once, on the network thread, when every partition's data is in memory and the answer
+   * need not wait; most fetches of consumers that keep up (or that read-ahead keeps ahead of) end
+   * here, without a hand-off to the blocking executor.
+   */
+  private boolean answerFromMemory() {
+    Pass pass;
+    try {
+      pass = readAll(true);
+    } catch (RuntimeException e) {
+      return false;
+    }
+    if (pass == null) {
+      return false;
+    }
+    if (!canWait() || pass.error() || pass.bytes() >= request.minBytes()) {
+      finish(pass, null);
+      return true;
+    }
+    pass.release();
+    return false;
   }
 
   private boolean canWait() {
@@ -140,7 +166,7 @@ final class FetchOperation {
       boolean last = expired || !canWait();
       Pass pass;
       try {
-        pass = readAll();
+        pass = readAll(false);
       } catch (RuntimeException e) {
         finish(null, e);
         return;
@@ -163,7 +189,11 @@ final class FetchOperation {
     }
   }
 
-  private Pass readAll() {
+  /**
+   * Reads every slot once. With {@code memoryOnly}, reads only what is in memory and returns null
+   * (having released what it read) as soon as a partition would need the store.
+   */
+  private Pass readAll(boolean memoryOnly) {
     List<PartitionData> out = new ArrayList<>(slots.size());
     List<ReadResult> reads = new ArrayList<>();
     long remaining = Math.max(0, request.maxBytes());
@@ -181,12 +211,24 @@ final class FetchOperation {
       int limit = (int) Math.min(Math.max(0, s.ask().partitionMaxBytes()), remaining);
       ReadResult read;
       try {
-        read = s.log().read(s.ask().fetchOffset(), limit, isolation, minOneBatch);
+        long offset = s.ask().fetchOffset();
+        read =
+            memoryOnly
+                ? s.log().readCached(offset, limit, isolation, minOneBatch)
+                : s.log().read(offset, limit, isolation, minOneBatch);
       } catch (RuntimeException e) {
+        if (memoryOnly) {
+          new Pass(out, reads, total, error).release();
+          throw e;
+        }
         LOG.warn("Reading {}-{} failed", s.topic(), s.partition(), e);
         failed(data, Errors.KAFKA_STORAGE_ERROR);
         error = true;
         continue;
+      }
+      if (read == null) {
+        new Pass(out, reads, total, error).release();
+        return null;
       }
       reads.add(read);
       short code = code(read.status());
