@@ -14,12 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Group commit for all partitions of an engine. One thread hands partitions with pending data to
- * the io threads, at most one flush in flight per partition (one store append per partition and
- * segment, however many appends it holds). Appends that arrive while a partition's flush runs go
- * together in its next one, which starts as soon as that flush ends: partitions do not wait for
- * each other, so a slow partition never holds up the rest, and the store sees few, large writes
- * under load and small, immediate ones when idle.
+ * Group commit for all partitions of an engine. One thread runs cycles: take every partition with
+ * pending data, flush them all in parallel on the io threads (one store append per partition and
+ * segment, however many appends it holds), wait for the cycle to end, repeat. Appends that arrive
+ * during a cycle go together in the next one, so the store sees few, large writes under load and
+ * small, immediate ones when idle.
  *
  * <p>With flushMaxDelayMs above 0 a cycle waits up to that long after the first pending append, or
  * until flushMaxBytes are pending, trading latency for larger writes. A partition whose flush
@@ -37,9 +36,6 @@ final class GroupCommitFlusher {
 
   /** Logs to flush, with the System.nanoTime() before which each must not be retried. */
   private final LinkedHashMap<SegmentLog, Long> dirty = new LinkedHashMap<>();
-
-  /** Logs whose flush is running on an io thread; they wait in {@code dirty} until it ends. */
-  private final java.util.Set<SegmentLog> inFlight = new java.util.HashSet<>();
 
   private final Thread thread;
   private long firstDirtyNanos;
@@ -91,17 +87,25 @@ final class GroupCommitFlusher {
     }
   }
 
+  private void retryLater(SegmentLog log, long delayMs) {
+    lock.lock();
+    try {
+      long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+      dirty.merge(log, at, Math::max);
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private void run() {
     try {
       while (true) {
-        List<SegmentLog> due = nextCycle();
-        if (due == null) {
+        List<SegmentLog> cycle = nextCycle();
+        if (cycle == null) {
           return;
         }
-        for (SegmentLog l : due) {
-          CompletableFuture.supplyAsync(() -> flushOne(l), io)
-              .whenComplete((outcome, error) -> finished(l, outcome));
-        }
+        flushAll(cycle);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -111,18 +115,19 @@ final class GroupCommitFlusher {
     }
   }
 
-  /** Called on the io thread when a partition's flush ends. */
-  private void finished(SegmentLog l, SegmentLog.FlushOutcome outcome) {
-    lock.lock();
-    try {
-      inFlight.remove(l);
-      if (outcome != SegmentLog.FlushOutcome.DONE) {
-        long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(l.retryDelayMs());
-        dirty.merge(l, at, Math::max);
+  private void flushAll(List<SegmentLog> cycle) {
+    List<CompletableFuture<SegmentLog.FlushOutcome>> futures = new ArrayList<>(cycle.size());
+    for (int i = 0; i < cycle.size() - 1; i++) {
+      SegmentLog l = cycle.get(i);
+      futures.add(CompletableFuture.supplyAsync(() -> flushOne(l), io));
+    }
+    // The flusher thread takes the last partition itself: one fewer hand-off when few are busy.
+    SegmentLog last = cycle.get(cycle.size() - 1);
+    futures.add(CompletableFuture.completedFuture(flushOne(last)));
+    for (int i = 0; i < cycle.size(); i++) {
+      if (futures.get(i).join() == SegmentLog.FlushOutcome.RETRY) {
+        retryLater(cycle.get(i), cycle.get(i).retryDelayMs());
       }
-      changed.signal();
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -140,22 +145,17 @@ final class GroupCommitFlusher {
     lock.lock();
     try {
       while (true) {
-        if ((halted || (stopping && dirty.isEmpty())) && inFlight.isEmpty()) {
+        if (halted || (stopping && dirty.isEmpty())) {
           return null;
         }
         long now = System.nanoTime();
         long wakeAt = Long.MAX_VALUE;
         boolean anyDue = false;
-        if (!halted) {
-          for (Map.Entry<SegmentLog, Long> e : dirty.entrySet()) {
-            if (inFlight.contains(e.getKey())) {
-              continue;
-            }
-            if (e.getValue() <= now) {
-              anyDue = true;
-            } else {
-              wakeAt = Math.min(wakeAt, e.getValue());
-            }
+        for (long notBefore : dirty.values()) {
+          if (notBefore <= now) {
+            anyDue = true;
+          } else {
+            wakeAt = Math.min(wakeAt, notBefore);
           }
         }
         if (anyDue) {
@@ -187,9 +187,8 @@ final class GroupCommitFlusher {
     Iterator<Map.Entry<SegmentLog, Long>> it = dirty.entrySet().iterator();
     while (it.hasNext()) {
       Map.Entry<SegmentLog, Long> e = it.next();
-      if (e.getValue() <= now && !inFlight.contains(e.getKey())) {
+      if (e.getValue() <= now) {
         due.add(e.getKey());
-        inFlight.add(e.getKey());
         it.remove();
       }
     }
@@ -206,7 +205,7 @@ final class GroupCommitFlusher {
     return thread.isAlive();
   }
 
-  /** Stops the thread once the flushes running now end, whatever is queued. */
+  /** Stops the thread after the current cycle, whatever is queued. */
   void halt() {
     lock.lock();
     try {
