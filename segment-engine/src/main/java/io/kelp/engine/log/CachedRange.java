@@ -25,6 +25,9 @@ final class CachedRange {
   /** Set once the range has left its cache, so its bytes are counted off the budget once only. */
   volatile boolean removed;
 
+  /** Set once a reader has read to the end of the range (see TailCacheBudget#readThrough). */
+  volatile boolean readThrough;
+
   /**
    * Whether the range was read ahead of its reader and no read has taken from it yet; guarded by
    * the owner's lock.

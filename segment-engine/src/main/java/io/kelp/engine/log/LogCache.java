@@ -37,6 +37,9 @@ final class LogCache {
       range.unreadAhead = false;
       budget.aheadRead(range.sizeInBytes());
     }
+    if (!piece.isEmpty() && piece.nextOffset() >= range.nextOffset()) {
+      budget.readThrough(range);
+    }
     return piece;
   }
 

@@ -6,13 +6,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory all partitions' {@link LogCache}s may hold together (EngineConfig.tailCacheBytes):
- * once past it, the oldest ranges, in the order they were added, are evicted from whichever
- * partition holds them.
+ * once past it, ranges are evicted from whichever partition holds them, first those a reader has
+ * read to their end (in the order that happened), then the oldest added. So a consumer catching up
+ * from the start of a log drops what it has read, not the recent tail it is about to reach.
  */
 final class TailCacheBudget {
   private final long maxBytes;
   private final AtomicLong used = new AtomicLong();
   private final ConcurrentLinkedQueue<CachedRange> order = new ConcurrentLinkedQueue<>();
+
+  /** Ranges a reader has read to the end, first to go; they are in {@code order} too. */
+  private final ConcurrentLinkedQueue<CachedRange> readThrough = new ConcurrentLinkedQueue<>();
+
   private final AtomicInteger dropped = new AtomicInteger();
 
   /** Bytes read ahead of their readers that no read has taken from yet. */
@@ -52,13 +57,30 @@ final class TailCacheBudget {
     used.addAndGet(range.sizeInBytes());
     order.add(range);
     while (used.get() > maxBytes) {
-      CachedRange oldest = order.poll();
-      if (oldest == null) {
+      CachedRange victim = readThrough.poll();
+      boolean early = victim != null;
+      if (victim == null) {
+        victim = order.poll();
+      }
+      if (victim == null) {
         break;
       }
-      if (oldest.owner.evict(oldest)) {
-        used.addAndGet(-oldest.sizeInBytes());
+      // A range sits in both queues; whichever entry comes second finds it gone already.
+      if (!victim.removed && victim.owner.evict(victim)) {
+        used.addAndGet(-victim.sizeInBytes());
+        if (early) {
+          // Its entry in `order` is now stale: count it so stale entries get purged.
+          removed(1, 0);
+        }
       }
+    }
+  }
+
+  /** Marks a range a reader has read to its end, so it is evicted before unread ones. */
+  void readThrough(CachedRange range) {
+    if (!range.readThrough) {
+      range.readThrough = true;
+      readThrough.add(range);
     }
   }
 
@@ -73,6 +95,7 @@ final class TailCacheBudget {
     if (ranges > 0 && dropped.addAndGet(ranges) > 4096) {
       dropped.set(0);
       order.removeIf(r -> r.removed);
+      readThrough.removeIf(r -> r.removed);
     }
   }
 }
