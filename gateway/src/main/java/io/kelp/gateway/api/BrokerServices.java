@@ -2,6 +2,7 @@ package io.kelp.gateway.api;
 
 import io.kelp.engine.log.LogEngine;
 import io.kelp.engine.producer.ProducerIdAllocator;
+import io.kelp.gateway.coordinator.GroupCoordinator;
 import io.kelp.gateway.metrics.KelpMetrics;
 import io.kelp.gateway.server.BrokerConfig;
 import io.kelp.gateway.server.HostPort;
@@ -23,6 +24,7 @@ public final class BrokerServices {
   private final Executor blocking;
   private final KelpMetrics metrics;
   private final LongSupplier clock;
+  private volatile GroupCoordinator groups;
   private volatile HostPort advertised;
 
   public BrokerServices(
@@ -84,6 +86,16 @@ public final class BrokerServices {
   /** Runs work that may block; never block a network thread. */
   public Executor blocking() {
     return blocking;
+  }
+
+  /** The group coordinator. */
+  public GroupCoordinator groups() {
+    return groups;
+  }
+
+  /** Sets the group coordinator once, when the broker starts. */
+  public void groups(GroupCoordinator coordinator) {
+    this.groups = coordinator;
   }
 
   public KelpMetrics metrics() {
