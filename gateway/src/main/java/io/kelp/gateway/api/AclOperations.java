@@ -25,6 +25,9 @@ public final class AclOperations {
   public static final int TOPIC =
       bits(READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS);
 
+  /** What every caller may do to a group, as Kafka reports it without an authorizer. */
+  public static final int GROUP = bits(READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS);
+
   public static final int CLUSTER =
       bits(
           CREATE,

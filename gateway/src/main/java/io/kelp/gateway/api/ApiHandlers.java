@@ -4,19 +4,30 @@ import io.kelp.gateway.api.alterconfigs.AlterConfigsHandler;
 import io.kelp.gateway.api.apiversions.ApiVersionsHandler;
 import io.kelp.gateway.api.createpartitions.CreatePartitionsHandler;
 import io.kelp.gateway.api.createtopics.CreateTopicsHandler;
+import io.kelp.gateway.api.deletegroups.DeleteGroupsHandler;
 import io.kelp.gateway.api.deleterecords.DeleteRecordsHandler;
 import io.kelp.gateway.api.deletetopics.DeleteTopicsHandler;
 import io.kelp.gateway.api.describecluster.DescribeClusterHandler;
 import io.kelp.gateway.api.describeconfigs.DescribeConfigsHandler;
+import io.kelp.gateway.api.describegroups.DescribeGroupsHandler;
 import io.kelp.gateway.api.describelogdirs.DescribeLogDirsHandler;
 import io.kelp.gateway.api.describetopicpartitions.DescribeTopicPartitionsHandler;
 import io.kelp.gateway.api.fetch.FetchHandler;
+import io.kelp.gateway.api.findcoordinator.FindCoordinatorHandler;
+import io.kelp.gateway.api.heartbeat.HeartbeatHandler;
 import io.kelp.gateway.api.incrementalalterconfigs.IncrementalAlterConfigsHandler;
 import io.kelp.gateway.api.initproducerid.InitProducerIdHandler;
+import io.kelp.gateway.api.joingroup.JoinGroupHandler;
+import io.kelp.gateway.api.leavegroup.LeaveGroupHandler;
+import io.kelp.gateway.api.listgroups.ListGroupsHandler;
 import io.kelp.gateway.api.listoffsets.ListOffsetsHandler;
 import io.kelp.gateway.api.metadata.MetadataHandler;
+import io.kelp.gateway.api.offsetcommit.OffsetCommitHandler;
+import io.kelp.gateway.api.offsetdelete.OffsetDeleteHandler;
+import io.kelp.gateway.api.offsetfetch.OffsetFetchHandler;
 import io.kelp.gateway.api.offsetforleaderepoch.OffsetForLeaderEpochHandler;
 import io.kelp.gateway.api.produce.ProduceHandler;
+import io.kelp.gateway.api.syncgroup.SyncGroupHandler;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -29,7 +40,7 @@ public final class ApiHandlers {
   private final ApiHandler[] byKey = new ApiHandler[128];
   private final List<ApiHandler> all = new ArrayList<>();
 
-  /** Every API Kelp serves now. Group, offset and transaction APIs come later. */
+  /** Every API Kelp serves now. Transaction APIs come later. */
   public static ApiHandlers standard() {
     ApiHandlers t = new ApiHandlers();
     t.register(new ProduceHandler())
@@ -48,7 +59,18 @@ public final class ApiHandlers {
         .register(new CreatePartitionsHandler())
         .register(new IncrementalAlterConfigsHandler())
         .register(new DescribeClusterHandler())
-        .register(new DescribeTopicPartitionsHandler());
+        .register(new DescribeTopicPartitionsHandler())
+        .register(new FindCoordinatorHandler())
+        .register(new JoinGroupHandler())
+        .register(new SyncGroupHandler())
+        .register(new HeartbeatHandler())
+        .register(new LeaveGroupHandler())
+        .register(new OffsetCommitHandler())
+        .register(new OffsetFetchHandler())
+        .register(new OffsetDeleteHandler())
+        .register(new ListGroupsHandler())
+        .register(new DescribeGroupsHandler())
+        .register(new DeleteGroupsHandler());
     return t;
   }
 

@@ -53,6 +53,21 @@ public abstract class Group {
    */
   public abstract short validateOffsetFetch(String memberId, int memberEpoch);
 
+  /**
+   * Runs the group's timeouts (sessions, rebalances) as of {@code nowMs}; called by the
+   * coordinator's sweep, without the monitor held.
+   */
+  public void tick(long nowMs) {}
+
+  /**
+   * True when a member of the group consumes {@code topic}: its committed offsets may then not be
+   * deleted (OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC).
+   */
+  public abstract boolean isSubscribedToTopic(String topic);
+
+  /** Marks the group deleted; requests that still hold it get a retriable error. */
+  public abstract void markDead();
+
   /** The committed offsets; read and change them only while holding the group's monitor. */
   public final Map<TopicPartition, OffsetAndMetadata> offsets() {
     return offsets;

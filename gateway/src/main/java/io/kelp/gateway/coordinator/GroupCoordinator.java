@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +49,24 @@ public final class GroupCoordinator implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+  }
+
+  /**
+   * Starts the sweep that runs every group's timeouts ({@link Group#tick}) every {@code periodMs}.
+   */
+  public void start(long periodMs) {
+    timer.scheduleWithFixedDelay(this::sweep, periodMs, periodMs, TimeUnit.MILLISECONDS);
+  }
+
+  private void sweep() {
+    long now = nowMs();
+    for (Group g : groups.values()) {
+      try {
+        g.tick(now);
+      } catch (RuntimeException e) {
+        LOG.error("Timeouts of group {} failed", g.groupId(), e);
+      }
+    }
   }
 
   /** Registers how groups of one type are read back from the store. */
@@ -100,6 +119,11 @@ public final class GroupCoordinator implements AutoCloseable {
   public Group putIfAbsent(Group group) {
     Group existing = groups.putIfAbsent(group.groupId(), group);
     return existing == null ? group : existing;
+  }
+
+  /** Puts {@code next} in place of {@code current} if {@code current} is still registered. */
+  public boolean replace(Group current, Group next) {
+    return groups.replace(current.groupId(), current, next);
   }
 
   /** Forgets {@code group} if it is still the one registered under its id. */

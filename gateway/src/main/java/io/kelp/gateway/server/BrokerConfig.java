@@ -1,6 +1,7 @@
 package io.kelp.gateway.server;
 
 import io.kelp.engine.log.EngineConfig;
+import io.kelp.gateway.coordinator.GroupConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,7 +55,20 @@ public final class BrokerConfig {
   public static final String CLEANER_BACKOFF_MS = "cleaner.backoff.ms";
   public static final String CLEANER_DEDUPE_BUFFER_BYTES = "cleaner.dedupe.buffer.bytes";
 
+  public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+  public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+  public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+  public static final String GROUP_MAX_SIZE = "group.max.size";
+  public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
+  public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS =
+      "offsets.retention.check.interval.ms";
+  public static final String GROUP_CONSUMER_SESSION_TIMEOUT_MS =
+      "group.consumer.session.timeout.ms";
+  public static final String GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
+      "group.consumer.heartbeat.interval.ms";
+
   private static final EngineConfig ENGINE = EngineConfig.defaults();
+  private static final GroupConfig GROUPS = GroupConfig.defaults();
 
   /** The settings, in the order help lists them. */
   public static final List<Setting> SETTINGS =
@@ -155,7 +169,47 @@ public final class BrokerConfig {
               CLEANER_DEDUPE_BUFFER_BYTES,
               "BYTES",
               Long.toString(ENGINE.cleanerDedupeBufferBytes()),
-              "Memory compaction's key map may use."));
+              "Memory compaction's key map may use."),
+          new Setting(
+              GROUP_INITIAL_REBALANCE_DELAY_MS,
+              "MS",
+              Long.toString(GROUPS.initialRebalanceDelayMs()),
+              "How long the first rebalance of an empty group waits for more members."),
+          new Setting(
+              GROUP_MIN_SESSION_TIMEOUT_MS,
+              "MS",
+              Integer.toString(GROUPS.minSessionTimeoutMs()),
+              "Shortest session timeout a classic group member may ask for."),
+          new Setting(
+              GROUP_MAX_SESSION_TIMEOUT_MS,
+              "MS",
+              Integer.toString(GROUPS.maxSessionTimeoutMs()),
+              "Longest session timeout a classic group member may ask for."),
+          new Setting(
+              GROUP_MAX_SIZE,
+              "N",
+              Integer.toString(GROUPS.maxGroupSize()),
+              "Most members per group."),
+          new Setting(
+              OFFSETS_RETENTION_MINUTES,
+              "MINUTES",
+              Long.toString(GROUPS.offsetsRetentionMs() / 60_000),
+              "How long committed offsets of an empty group are kept."),
+          new Setting(
+              OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+              "MS",
+              Long.toString(GROUPS.offsetsRetentionCheckIntervalMs()),
+              "How often expired offsets are removed."),
+          new Setting(
+              GROUP_CONSUMER_SESSION_TIMEOUT_MS,
+              "MS",
+              Integer.toString(GROUPS.consumerSessionTimeoutMs()),
+              "Session timeout of members of consumer-protocol (KIP-848) groups."),
+          new Setting(
+              GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
+              "MS",
+              Integer.toString(GROUPS.consumerHeartbeatIntervalMs()),
+              "Heartbeat interval of members of consumer-protocol (KIP-848) groups."));
 
   private static final Map<String, Setting> BY_KEY = index();
 
@@ -280,6 +334,32 @@ public final class BrokerConfig {
     }
     if (e.cleanerDedupeBufferBytes() < 1) {
       problems.add(CLEANER_DEDUPE_BUFFER_BYTES);
+    }
+    GroupConfig g = groupConfig();
+    if (g.initialRebalanceDelayMs() < 0) {
+      problems.add(GROUP_INITIAL_REBALANCE_DELAY_MS);
+    }
+    if (g.minSessionTimeoutMs() < 1) {
+      problems.add(GROUP_MIN_SESSION_TIMEOUT_MS);
+    }
+    if (g.maxSessionTimeoutMs() < g.minSessionTimeoutMs()) {
+      problems.add(GROUP_MAX_SESSION_TIMEOUT_MS);
+    }
+    if (g.maxGroupSize() < 1) {
+      problems.add(GROUP_MAX_SIZE);
+    }
+    if (g.offsetsRetentionMs() < 60_000) {
+      problems.add(OFFSETS_RETENTION_MINUTES);
+    }
+    if (g.offsetsRetentionCheckIntervalMs() < 1) {
+      problems.add(OFFSETS_RETENTION_CHECK_INTERVAL_MS);
+    }
+    if (g.consumerSessionTimeoutMs() < 1) {
+      problems.add(GROUP_CONSUMER_SESSION_TIMEOUT_MS);
+    }
+    if (g.consumerHeartbeatIntervalMs() < 1
+        || g.consumerHeartbeatIntervalMs() >= g.consumerSessionTimeoutMs()) {
+      problems.add(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
     }
     if (!problems.isEmpty()) {
       throw bad(problems.get(0), "out of range");
@@ -408,6 +488,20 @@ public final class BrokerConfig {
         longValue(PRODUCER_ID_EXPIRATION_MS),
         longValue(CLEANER_BACKOFF_MS),
         longValue(CLEANER_DEDUPE_BUFFER_BYTES));
+  }
+
+  /** The group coordinator's settings. */
+  public GroupConfig groupConfig() {
+    return new GroupConfig(
+        longValue(GROUP_INITIAL_REBALANCE_DELAY_MS),
+        intValue(GROUP_MIN_SESSION_TIMEOUT_MS),
+        intValue(GROUP_MAX_SESSION_TIMEOUT_MS),
+        intValue(GROUP_MAX_SIZE),
+        Math.min(longValue(OFFSETS_RETENTION_MINUTES), Long.MAX_VALUE / 60_000L) * 60_000L,
+        longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS),
+        intValue(GROUP_CONSUMER_SESSION_TIMEOUT_MS),
+        intValue(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS),
+        GROUPS.consumerAssignors());
   }
 
   /** Every setting's resolved value, by key. */

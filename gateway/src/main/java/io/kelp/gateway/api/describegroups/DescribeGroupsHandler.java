@@ -1,0 +1,81 @@
+package io.kelp.gateway.api.describegroups;
+
+import io.kelp.codec.message.DescribeGroupsRequest;
+import io.kelp.codec.message.DescribeGroupsResponse;
+import io.kelp.codec.message.DescribeGroupsResponse.DescribedGroup;
+import io.kelp.codec.message.DescribeGroupsResponse.DescribedGroupMember;
+import io.kelp.codec.wire.ApiMessage;
+import io.kelp.gateway.api.AclOperations;
+import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.Errors;
+import io.kelp.gateway.api.RequestContext;
+import io.kelp.gateway.coordinator.Group;
+import io.kelp.gateway.coordinator.classic.ClassicGroup;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * DescribeGroups (key 15), versions 0-5: state, protocol and members of classic groups; member
+ * metadata and assignments are shown once the group is Stable, as in Kafka. Unknown groups, and
+ * KIP-848 groups (described by ConsumerGroupDescribe), show state Dead. v6 (which reports unknown
+ * groups as GROUP_ID_NOT_FOUND) is not served.
+ */
+public final class DescribeGroupsHandler implements ApiHandler {
+
+  @Override
+  public short apiKey() {
+    return 15;
+  }
+
+  @Override
+  public short minVersion() {
+    return 0;
+  }
+
+  @Override
+  public short maxVersion() {
+    return 5;
+  }
+
+  @Override
+  public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
+    DescribeGroupsRequest r = (DescribeGroupsRequest) request;
+    DescribeGroupsResponse response = new DescribeGroupsResponse();
+    for (String id : r.groups()) {
+      DescribedGroup out =
+          new DescribedGroup().setGroupId(id).setProtocolType("").setProtocolData("");
+      if (id == null) {
+        out.setGroupId("").setErrorCode(Errors.INVALID_GROUP_ID).setGroupState("Dead");
+      } else {
+        Group g = ctx.broker().groups().group(id);
+        if (g instanceof ClassicGroup classic && !classic.isDead()) {
+          describe(classic, out);
+        } else {
+          out.setGroupState("Dead");
+        }
+      }
+      if (r.includeAuthorizedOperations()) {
+        out.setAuthorizedOperations(AclOperations.GROUP);
+      }
+      response.groups().add(out);
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+
+  private static void describe(ClassicGroup group, DescribedGroup out) {
+    ClassicGroup.View view = group.describe();
+    out.setGroupState(view.state())
+        .setProtocolType(view.protocolType())
+        .setProtocolData(view.protocolName());
+    for (ClassicGroup.MemberView m : view.members()) {
+      out.members()
+          .add(
+              new DescribedGroupMember()
+                  .setMemberId(m.memberId())
+                  .setGroupInstanceId(m.groupInstanceId())
+                  .setClientId(m.clientId())
+                  .setClientHost(m.clientHost())
+                  .setMemberMetadata(m.metadata())
+                  .setMemberAssignment(m.assignment()));
+    }
+  }
+}
