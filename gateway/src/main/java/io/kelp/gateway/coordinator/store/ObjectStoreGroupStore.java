@@ -1,0 +1,332 @@
+package io.kelp.gateway.coordinator.store;
+
+import io.kelp.engine.TopicPartition;
+import io.kelp.engine.store.ObjectInfo;
+import io.kelp.engine.store.ObjectStore;
+import io.kelp.gateway.coordinator.GroupStore;
+import io.kelp.gateway.coordinator.OffsetAndMetadata;
+import io.kelp.gateway.coordinator.StoredGroup;
+import io.kelp.gateway.coordinator.store.GroupLogFormat.FrameWriter;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Groups and their committed offsets in the {@link ObjectStore}, one directory per group under
+ * {@value #ROOT} (named by {@link GroupDirectoryName}):
+ *
+ * <pre>
+ * /kelp/groups/orders-app/
+ *   snapshot.0000000003        the whole state after generation 2 (put, atomic)
+ *   log.0000000003.000000      writes since, one frame per call (appended)
+ *   log.0000000003.000001      started because log .000000 ended in a torn frame
+ * </pre>
+ *
+ * <p>Each {@link #writeOffsets} and {@link #writeMetadata} call is one append of one frame ({@link
+ * GroupLogFormat}), so a batch of commits is read back whole or not at all. A crash in the middle
+ * of an append leaves a torn frame at the end of a log object; it is ignored when the group is
+ * read, and, since objects are never rewritten, later writes go to a new log object of the same
+ * generation.
+ *
+ * <p>When a generation's logs pass a size ({@code compactionBytes}, or the size of the last
+ * snapshot if that is larger, so a large group is not rewritten on every few commits) the group's
+ * whole state is put as the snapshot of the next generation, writes move to that generation's logs,
+ * and older generations are deleted. Objects therefore stay bounded by the size of the state plus
+ * the threshold, whatever the number of commits. A crash anywhere in this leaves either the old
+ * generation whole or the new snapshot whole; reading picks the newest snapshot that reads back and
+ * the logs from its generation on.
+ *
+ * <p>The store keeps the latest state of every group it wrote or read, to write snapshots without
+ * reading the logs back. That cache is right only while this broker is the groups' one writer;
+ * {@link #loadAll} reads every group from the store again, so calling it when the broker becomes
+ * the groups' coordinator picks up what another broker wrote before.
+ *
+ * <p>Thread safety: calls for different groups run in parallel; calls for one group are serialized
+ * on that group's entry.
+ */
+public final class ObjectStoreGroupStore implements GroupStore {
+  private static final Logger LOG = LoggerFactory.getLogger(ObjectStoreGroupStore.class);
+
+  public static final String ROOT = "/kelp/groups";
+
+  /** Log bytes per generation before a snapshot is written. */
+  public static final long DEFAULT_COMPACTION_BYTES = 1 << 20;
+
+  private final ObjectStore store;
+  private final long compactionBytes;
+  private final Map<String, GroupState> groups = new ConcurrentHashMap<>();
+
+  public ObjectStoreGroupStore(ObjectStore store) {
+    this(store, DEFAULT_COMPACTION_BYTES);
+  }
+
+  /**
+   * @param compactionBytes log bytes a generation may reach before the group's state is written as
+   *     a snapshot
+   */
+  public ObjectStoreGroupStore(ObjectStore store, long compactionBytes) {
+    if (compactionBytes < 1) {
+      throw new IllegalArgumentException("compactionBytes must be positive: " + compactionBytes);
+    }
+    this.store = Objects.requireNonNull(store, "store");
+    this.compactionBytes = compactionBytes;
+  }
+
+  /** Work done on one group's entry while holding its monitor. */
+  @FunctionalInterface
+  private interface GroupAction<T> {
+    T run(GroupState group) throws IOException;
+  }
+
+  @Override
+  public List<StoredGroup> loadAll() throws IOException {
+    for (GroupState g : groups.values()) {
+      synchronized (g) {
+        g.loaded = false;
+      }
+    }
+    List<StoredGroup> out = new ArrayList<>();
+    for (ObjectInfo dir : store.list(ROOT)) {
+      if (!dir.directory()) {
+        LOG.warn("Ignoring {}/{}: not a group directory", ROOT, dir.name());
+        continue;
+      }
+      StoredGroup group =
+          withGroup(
+              dir.name(),
+              null,
+              g -> {
+                if (g.groupId != null) {
+                  return g.toStoredGroup();
+                }
+                if (g.found == GroupDirectoryReader.Outcome.NOTHING_VALID) {
+                  LOG.warn("Skipping {}: nothing in it reads back as a group", g.directory);
+                } else if (g.found == GroupDirectoryReader.Outcome.ABSENT) {
+                  LOG.info("Skipping {}: no group objects in it", g.directory);
+                }
+                return null;
+              });
+      if (group != null) {
+        out.add(group);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Commits are applied before deletions, so a partition in both ends up deleted.
+   */
+  @Override
+  public void writeOffsets(
+      String groupId,
+      Map<TopicPartition, OffsetAndMetadata> commits,
+      Collection<TopicPartition> deletions)
+      throws IOException {
+    Objects.requireNonNull(commits, "commits");
+    Objects.requireNonNull(deletions, "deletions");
+    if (commits.isEmpty() && deletions.isEmpty()) {
+      return;
+    }
+    withGroup(
+        GroupDirectoryName.of(groupId),
+        groupId,
+        g -> {
+          append(
+              g,
+              groupId,
+              commits.size() * 64 + deletions.size() * 32,
+              w -> w.commits(commits).deletions(deletions));
+          // Same order as the frame's records, so memory matches what a reader will apply.
+          g.offsets.putAll(commits);
+          for (TopicPartition tp : deletions) {
+            g.offsets.remove(tp);
+          }
+          maybeCompact(g);
+          return null;
+        });
+  }
+
+  /** {@inheritDoc} A null {@code metadata} clears the state. */
+  @Override
+  public void writeMetadata(String groupId, byte[] metadata) throws IOException {
+    byte[] copy = metadata == null ? null : metadata.clone();
+    withGroup(
+        GroupDirectoryName.of(groupId),
+        groupId,
+        g -> {
+          append(g, groupId, copy == null ? 0 : copy.length, w -> w.metadata(copy));
+          g.metadata = copy;
+          maybeCompact(g);
+          return null;
+        });
+  }
+
+  @Override
+  public void deleteGroup(String groupId) throws IOException {
+    String name = GroupDirectoryName.of(groupId);
+    while (true) {
+      GroupState g = groups.computeIfAbsent(name, n -> new GroupState(ROOT + "/" + n));
+      synchronized (g) {
+        if (g.removed) {
+          continue;
+        }
+        checkSameGroup(g, groupId);
+        // If the deletion fails half way, the next call reads the directory again.
+        g.loaded = false;
+        deleteDirectory(g.directory);
+        g.removed = true;
+        groups.remove(name, g);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Runs {@code action} on the entry for directory {@code name}, read from the store first if need
+   * be. {@code groupId}, if given, must be the group the directory holds.
+   */
+  private <T> T withGroup(String name, String groupId, GroupAction<T> action) throws IOException {
+    while (true) {
+      GroupState g = groups.computeIfAbsent(name, n -> new GroupState(ROOT + "/" + n));
+      synchronized (g) {
+        if (g.removed) {
+          continue; // deleted while we waited; a fresh entry stands for the directory now
+        }
+        if (!g.loaded) {
+          load(g);
+        }
+        checkSameGroup(g, groupId);
+        return action.run(g);
+      }
+    }
+  }
+
+  private void load(GroupState g) throws IOException {
+    g.reset();
+    GroupDirectoryReader.Outcome outcome = GroupDirectoryReader.read(store, g);
+    if (outcome == GroupDirectoryReader.Outcome.DELETING) {
+      LOG.info("Finishing the deletion of {}, interrupted earlier", g.directory);
+      deleteDirectory(g.directory);
+      g.reset();
+    }
+    g.found = outcome;
+    g.loaded = true;
+  }
+
+  /** Two ids only share a directory if their SHA-256 hashes collide; refuse rather than mix. */
+  private static void checkSameGroup(GroupState g, String groupId) throws IOException {
+    if (groupId != null && g.loaded && g.groupId != null && !g.groupId.equals(groupId)) {
+      throw new IOException(
+          g.directory + " holds another group than the one asked for: hashed names collide");
+    }
+  }
+
+  /**
+   * Appends one frame to the group's current log object, naming the group first if the object is
+   * new. If the append fails, the end of the object is unknown: the entry is marked for reading
+   * again, which sends later writes to a new object if a torn frame is there.
+   */
+  private void append(GroupState g, String groupId, int sizeHint, Consumer<FrameWriter> records)
+      throws IOException {
+    FrameWriter w = new FrameWriter(sizeHint + 64);
+    ByteBuf frame;
+    try {
+      if (!g.logStarted) {
+        w.groupId(groupId);
+      }
+      records.accept(w);
+      frame = w.finish();
+    } catch (RuntimeException e) {
+      w.release();
+      throw e;
+    }
+    int length = frame.readableBytes();
+    try {
+      store.append(g.logPath(), frame, null);
+    } catch (IOException | RuntimeException e) {
+      g.loaded = false;
+      throw e;
+    } finally {
+      frame.release();
+    }
+    g.groupId = groupId;
+    g.logStarted = true;
+    g.logSize += length;
+    g.bytesSinceSnapshot += length;
+  }
+
+  /**
+   * Writes the group's state as the next generation's snapshot once this generation's logs are
+   * large enough, then deletes the older generations. The write that triggered it is already
+   * durable, so a failure here is logged, not thrown.
+   */
+  private void maybeCompact(GroupState g) {
+    if (!g.compactNow && g.bytesSinceSnapshot < Math.max(compactionBytes, g.snapshotSize)) {
+      return;
+    }
+    long next = g.generation + 1;
+    String path = g.directory + "/" + GroupState.snapshotName(next);
+    ByteBuf snapshot = g.snapshotFrame();
+    long size = snapshot.readableBytes();
+    try {
+      store.put(path, snapshot, null);
+    } catch (IOException | RuntimeException e) {
+      // Whether the snapshot landed is unknown; reading the directory again settles it.
+      LOG.warn("Could not write snapshot {} for {}", path, g.describe(), e);
+      g.loaded = false;
+      return;
+    } finally {
+      snapshot.release();
+    }
+    g.generation = next;
+    g.sequence = 0;
+    g.logSize = 0;
+    g.logStarted = false;
+    g.bytesSinceSnapshot = 0;
+    g.snapshotSize = size;
+    g.compactNow = false;
+    deleteGenerationsBefore(g, next);
+  }
+
+  private void deleteGenerationsBefore(GroupState g, long generation) {
+    try {
+      for (ObjectInfo o : store.list(g.directory)) {
+        long objectGeneration = GroupDirectoryReader.generationOf(o);
+        if (objectGeneration >= 0 && objectGeneration < generation) {
+          store.delete(g.directory + "/" + o.name());
+        }
+      }
+    } catch (IOException e) {
+      // Superseded objects are ignored when reading; the next compaction deletes them.
+      LOG.warn("Could not delete old objects of {}", g.describe(), e);
+    }
+  }
+
+  /**
+   * Deletes a group directory so that a crash part way is noticed: a marker goes in first, the
+   * group's objects are deleted, and the directory (with the marker) goes last.
+   */
+  private void deleteDirectory(String directory) throws IOException {
+    List<ObjectInfo> objects = store.list(directory);
+    if (!objects.isEmpty()) {
+      store.put(directory + "/" + GroupState.DELETING_MARKER, Unpooled.EMPTY_BUFFER, null);
+      for (ObjectInfo o : objects) {
+        if (!o.name().equals(GroupState.DELETING_MARKER)) {
+          store.delete(directory + "/" + o.name());
+        }
+      }
+    }
+    store.delete(directory);
+  }
+}
