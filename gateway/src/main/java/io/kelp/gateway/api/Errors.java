@@ -36,6 +36,18 @@ public final class Errors {
   public static final short UNKNOWN_TOPIC_ID = 100;
   public static final short UNSUPPORTED_ENDPOINT_TYPE = 119;
 
+  // Consumer groups of the KIP-848 protocol.
+  public static final short ILLEGAL_GENERATION = 22;
+  public static final short UNKNOWN_MEMBER_ID = 25;
+  public static final short GROUP_ID_NOT_FOUND = 69;
+  public static final short GROUP_MAX_SIZE_REACHED = 81;
+  public static final short FENCED_INSTANCE_ID = 82;
+  public static final short FENCED_MEMBER_EPOCH = 110;
+  public static final short UNRELEASED_INSTANCE_ID = 111;
+  public static final short UNSUPPORTED_ASSIGNOR = 112;
+  public static final short STALE_MEMBER_EPOCH = 113;
+  public static final short INVALID_REGULAR_EXPRESSION = 128;
+
   /**
    * The answer to a request's current leader epoch (Fetch v9+, ListOffsets v4+,
    * OffsetForLeaderEpoch): NONE when the client did not say (-1) or agrees with the log, else
