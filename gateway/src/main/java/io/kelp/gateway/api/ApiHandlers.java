@@ -2,6 +2,8 @@ package io.kelp.gateway.api;
 
 import io.kelp.gateway.api.alterconfigs.AlterConfigsHandler;
 import io.kelp.gateway.api.apiversions.ApiVersionsHandler;
+import io.kelp.gateway.api.consumergroupdescribe.ConsumerGroupDescribeHandler;
+import io.kelp.gateway.api.consumergroupheartbeat.ConsumerGroupHeartbeatHandler;
 import io.kelp.gateway.api.createpartitions.CreatePartitionsHandler;
 import io.kelp.gateway.api.createtopics.CreateTopicsHandler;
 import io.kelp.gateway.api.deleterecords.DeleteRecordsHandler;
@@ -48,7 +50,9 @@ public final class ApiHandlers {
         .register(new CreatePartitionsHandler())
         .register(new IncrementalAlterConfigsHandler())
         .register(new DescribeClusterHandler())
-        .register(new DescribeTopicPartitionsHandler());
+        .register(new DescribeTopicPartitionsHandler())
+        .register(new ConsumerGroupHeartbeatHandler())
+        .register(new ConsumerGroupDescribeHandler());
     return t;
   }
 
