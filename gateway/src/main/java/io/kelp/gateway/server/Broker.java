@@ -61,6 +61,12 @@ public final class Broker implements AutoCloseable {
 
   /** Starts a broker and logs the ready line once it accepts clients. */
   public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
+    return start(config, ApiHandlers.standard());
+  }
+
+  /** Starts a broker serving the APIs of {@code handlers} (tests add or replace some). */
+  public static Broker start(BrokerConfig config, ApiHandlers handlers)
+      throws IOException, InterruptedException {
     Path dataDir = config.dataDir().toAbsolutePath().normalize();
     Files.createDirectories(dataDir);
     ObjectStore store = new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
@@ -93,7 +99,7 @@ public final class Broker implements AutoCloseable {
               blocking,
               metrics,
               System::currentTimeMillis);
-      server = KafkaServer.start(config, ApiHandlers.standard(), services);
+      server = KafkaServer.start(config, handlers, services);
       HostPort bound = server.boundAddress(config.listen());
       services.advertiseIfUnset(bound);
       Broker broker = new Broker(config, store, engine, blocking, services, server, bound);
