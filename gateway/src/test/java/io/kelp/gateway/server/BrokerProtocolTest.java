@@ -139,6 +139,8 @@ class BrokerProtocolTest {
     expected.put(37, "0-3");
     expected.put(44, "0-1");
     expected.put(60, "0-1");
+    expected.put(68, "0-1");
+    expected.put(69, "0-1");
     expected.put(75, "0-0");
     assertEquals(expected, ranges);
     assertTrue(r.finalizedFeatures().isEmpty(), "no finalized features: clients stay on TV1");
