@@ -2,6 +2,8 @@ package io.kelp.gateway.api;
 
 import io.kelp.gateway.api.alterconfigs.AlterConfigsHandler;
 import io.kelp.gateway.api.apiversions.ApiVersionsHandler;
+import io.kelp.gateway.api.consumergroupdescribe.ConsumerGroupDescribeHandler;
+import io.kelp.gateway.api.consumergroupheartbeat.ConsumerGroupHeartbeatHandler;
 import io.kelp.gateway.api.createpartitions.CreatePartitionsHandler;
 import io.kelp.gateway.api.createtopics.CreateTopicsHandler;
 import io.kelp.gateway.api.deletegroups.DeleteGroupsHandler;
@@ -70,7 +72,9 @@ public final class ApiHandlers {
         .register(new OffsetDeleteHandler())
         .register(new ListGroupsHandler())
         .register(new DescribeGroupsHandler())
-        .register(new DeleteGroupsHandler());
+        .register(new DeleteGroupsHandler())
+        .register(new ConsumerGroupHeartbeatHandler())
+        .register(new ConsumerGroupDescribeHandler());
     return t;
   }
 

@@ -55,6 +55,7 @@ public final class Errors {
   public static final short UNSUPPORTED_ASSIGNOR = 112;
   public static final short STALE_MEMBER_EPOCH = 113;
   public static final short UNSUPPORTED_ENDPOINT_TYPE = 119;
+  public static final short INVALID_REGULAR_EXPRESSION = 128;
 
   /**
    * The answer to a request's current leader epoch (Fetch v9+, ListOffsets v4+,

@@ -9,6 +9,12 @@ import io.kelp.engine.store.ObjectStore;
 import io.kelp.gateway.api.ApiHandlers;
 import io.kelp.gateway.api.BrokerServices;
 import io.kelp.gateway.cli.Kelp;
+import io.kelp.gateway.coordinator.CommittedOffsets;
+import io.kelp.gateway.coordinator.GroupConfig;
+import io.kelp.gateway.coordinator.GroupCoordinator;
+import io.kelp.gateway.coordinator.classic.ClassicGroups;
+import io.kelp.gateway.coordinator.consumer.ConsumerGroups;
+import io.kelp.gateway.coordinator.store.ObjectStoreGroupStore;
 import io.kelp.gateway.metrics.KelpMetrics;
 import io.kelp.gateway.metrics.MetricsServer;
 import io.kelp.gateway.topic.TopicRegistry;
@@ -31,6 +37,9 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
 
+  /** How often group session and rebalance timeouts are checked. */
+  private static final long GROUP_SWEEP_MS = 100;
+
   private final BrokerConfig config;
   private final ObjectStore store;
   private final LogEngine engine;
@@ -39,6 +48,7 @@ public final class Broker implements AutoCloseable {
   private final KafkaServer server;
   private MetricsServer metricsServer;
   private final HostPort bound;
+  private final GroupCoordinator groups;
   private volatile boolean serving;
   private boolean closed;
 
@@ -49,8 +59,10 @@ public final class Broker implements AutoCloseable {
       ExecutorService blocking,
       BrokerServices services,
       KafkaServer server,
-      HostPort bound) {
+      HostPort bound,
+      GroupCoordinator groups) {
     this.config = config;
+    this.groups = groups;
     this.store = store;
     this.engine = engine;
     this.blocking = blocking;
@@ -61,12 +73,19 @@ public final class Broker implements AutoCloseable {
 
   /** Starts a broker and logs the ready line once it accepts clients. */
   public static Broker start(BrokerConfig config) throws IOException, InterruptedException {
+    return start(config, ApiHandlers.standard());
+  }
+
+  /** Starts a broker serving the APIs of {@code handlers} (tests add or replace some). */
+  public static Broker start(BrokerConfig config, ApiHandlers handlers)
+      throws IOException, InterruptedException {
     Path dataDir = config.dataDir().toAbsolutePath().normalize();
     Files.createDirectories(dataDir);
     ObjectStore store = new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
     LogEngine engine = null;
     ExecutorService blocking = null;
     KafkaServer server = null;
+    GroupCoordinator groups = null;
     try {
       String clusterId = ClusterIdentity.clusterId(store);
       long epoch = ClusterIdentity.nextBrokerEpoch(store, config.brokerId());
@@ -93,10 +112,12 @@ public final class Broker implements AutoCloseable {
               blocking,
               metrics,
               System::currentTimeMillis);
-      server = KafkaServer.start(config, ApiHandlers.standard(), services);
+      groups = startGroupCoordinator(config, store, topics);
+      services.groups(groups);
+      server = KafkaServer.start(config, handlers, services);
       HostPort bound = server.boundAddress(config.listen());
       services.advertiseIfUnset(bound);
-      Broker broker = new Broker(config, store, engine, blocking, services, server, bound);
+      Broker broker = new Broker(config, store, engine, blocking, services, server, bound, groups);
       if (config.metricsListen() != null) {
         broker.metricsServer =
             MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
@@ -121,10 +142,50 @@ public final class Broker implements AutoCloseable {
       if (blocking != null) {
         blocking.shutdownNow();
       }
+      if (groups != null) {
+        groups.close();
+      }
       if (engine != null) {
         engine.close();
       }
       store.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Reads every group back from the store and starts the sweep of session and rebalance timeouts
+   * and the periodic expiry of committed offsets.
+   */
+  private static GroupCoordinator startGroupCoordinator(
+      BrokerConfig config, ObjectStore store, TopicRegistry topics) throws IOException {
+    GroupConfig groupConfig = config.groupConfig();
+    GroupCoordinator groups =
+        new GroupCoordinator(
+            new ObjectStoreGroupStore(store), topics, groupConfig, System::currentTimeMillis);
+    try {
+      ClassicGroups.register(groups);
+      ConsumerGroups.register(groups);
+      groups.load();
+      groups.start(GROUP_SWEEP_MS);
+      CommittedOffsets offsets = new CommittedOffsets(groups);
+      long every = groupConfig.offsetsRetentionCheckIntervalMs();
+      groups
+          .timer()
+          .scheduleWithFixedDelay(
+              () -> {
+                try {
+                  offsets.expire();
+                } catch (RuntimeException e) {
+                  LOG.warn("Expiring committed offsets failed", e);
+                }
+              },
+              every,
+              every,
+              TimeUnit.MILLISECONDS);
+      return groups;
+    } catch (IOException | RuntimeException e) {
+      groups.close();
       throw e;
     }
   }
@@ -169,6 +230,7 @@ public final class Broker implements AutoCloseable {
       blocking.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    groups.close();
     LOG.info("Flushing every partition to the store");
     try {
       engine.close();

@@ -127,6 +127,15 @@ class BrokerProtocolTest {
     expected.put(1, "4-12");
     expected.put(2, "1-7");
     expected.put(3, "0-12");
+    expected.put(8, "2-9");
+    expected.put(9, "1-9");
+    expected.put(10, "0-4");
+    expected.put(11, "0-9");
+    expected.put(12, "0-4");
+    expected.put(13, "0-5");
+    expected.put(14, "0-5");
+    expected.put(15, "0-5");
+    expected.put(16, "0-5");
     expected.put(18, "0-4");
     expected.put(19, "2-7");
     expected.put(20, "1-6");
@@ -137,8 +146,12 @@ class BrokerProtocolTest {
     expected.put(33, "0-2");
     expected.put(35, "1-4");
     expected.put(37, "0-3");
+    expected.put(42, "0-2");
     expected.put(44, "0-1");
+    expected.put(47, "0-0");
     expected.put(60, "0-1");
+    expected.put(68, "0-1");
+    expected.put(69, "0-1");
     expected.put(75, "0-0");
     assertEquals(expected, ranges);
     assertTrue(r.finalizedFeatures().isEmpty(), "no finalized features: clients stay on TV1");

@@ -46,8 +46,13 @@ public final class ListGroupsHandler implements ApiHandler {
     groups.sort(Comparator.comparing(Group::groupId));
     ListGroupsResponse response = new ListGroupsResponse();
     for (Group g : groups) {
-      String state = g.state();
-      if (g.isDead()
+      String state;
+      boolean dead;
+      synchronized (g) {
+        state = g.state();
+        dead = g.isDead();
+      }
+      if (dead
           || (!states.isEmpty() && !states.contains(state.toLowerCase(Locale.ROOT)))
           || (!types.isEmpty() && !types.contains(g.groupType()))) {
         continue;
