@@ -270,6 +270,33 @@ public final class CommittedOffsets {
   }
 
   /**
+   * Removes every group's committed offsets of a deleted topic, so a topic created later with the
+   * same name starts without them. Failures are logged; the periodic expiry retries.
+   */
+  public void removeTopic(String topic) {
+    for (Group group : coordinator.groups()) {
+      synchronized (group) {
+        List<TopicPartition> gone = new ArrayList<>();
+        for (TopicPartition tp : group.offsets().keySet()) {
+          if (tp.topic().equals(topic)) {
+            gone.add(tp);
+          }
+        }
+        if (gone.isEmpty() || group.isDead()) {
+          continue;
+        }
+        try {
+          coordinator.store().writeOffsets(group.groupId(), Map.of(), gone);
+          gone.forEach(group.offsets()::remove);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn(
+              "Group {}: removing offsets of deleted topic {} failed", group.groupId(), topic, e);
+        }
+      }
+    }
+  }
+
+  /**
    * Removes expired offsets (offsets.retention.minutes once the group is empty, or the commit's own
    * expiry time), offsets of topics that no longer exist, and empty groups left without offsets.
    * Called periodically.

@@ -17,6 +17,7 @@ public final class MemoryGroupStore implements GroupStore {
   private final Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new LinkedHashMap<>();
   private volatile boolean failing;
   private int writes;
+  private int metadataWrites;
 
   /** Makes every following write fail with an IOException, as a store that is down does. */
   public void failWrites(boolean fail) {
@@ -25,6 +26,10 @@ public final class MemoryGroupStore implements GroupStore {
 
   public synchronized int writes() {
     return writes;
+  }
+
+  public synchronized int metadataWrites() {
+    return metadataWrites;
   }
 
   public synchronized byte[] metadata(String groupId) {
@@ -60,6 +65,7 @@ public final class MemoryGroupStore implements GroupStore {
   @Override
   public synchronized void writeMetadata(String groupId, byte[] bytes) throws IOException {
     check();
+    metadataWrites++;
     metadata.put(groupId, bytes.clone());
   }
 

@@ -10,6 +10,7 @@ import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.BrokerServices;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
+import io.kelp.gateway.coordinator.CommittedOffsets;
 import io.kelp.gateway.topic.LiveTopic;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -113,6 +114,8 @@ public final class DeleteTopicsHandler implements ApiHandler {
     try {
       if (!b.topics().delete(name)) {
         fail(out, Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.");
+      } else if (b.groups() != null) {
+        new CommittedOffsets(b.groups()).removeTopic(name);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Deleting topic {} failed", name, e);

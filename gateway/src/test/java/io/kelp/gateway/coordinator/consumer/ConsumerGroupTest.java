@@ -10,7 +10,9 @@ import io.kelp.engine.TopicPartition;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.coordinator.GroupConfig;
 import io.kelp.gateway.coordinator.GroupCoordinator;
+import io.kelp.gateway.coordinator.MemoryGroupStore;
 import io.kelp.gateway.coordinator.OffsetAndMetadata;
+import io.kelp.gateway.coordinator.TestTopics;
 import io.kelp.gateway.coordinator.classic.ClassicGroup;
 import io.kelp.gateway.coordinator.classic.ClassicMember;
 import java.nio.file.Path;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsumerGroupTest {
   @TempDir Path dir;
   TestTopics topics;
-  final InMemoryGroupStore store = new InMemoryGroupStore();
+  final MemoryGroupStore store = new MemoryGroupStore();
   final AtomicLong clock = new AtomicLong(1_000_000);
   GroupCoordinator coordinator;
   UUID t;
@@ -223,9 +225,9 @@ class ConsumerGroupTest {
     HeartbeatResult a = send(beat("a", 2, Set.of(0, 1, 2)));
     assertEquals(2, a.memberEpoch());
     assertNull(a.assignment());
-    int writes = store.metadataWrites;
+    int writes = store.metadataWrites();
     send(beat("a", 2, Set.of(0, 1, 2)));
-    assertEquals(writes, store.metadataWrites, "an unchanged group is not written again");
+    assertEquals(writes, store.metadataWrites(), "an unchanged group is not written again");
   }
 
   @Test

@@ -3,16 +3,6 @@ package io.kelp.gateway.coordinator.consumer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kelp.codec.message.FindCoordinatorRequest;
-import io.kelp.codec.message.FindCoordinatorResponse;
-import io.kelp.codec.message.OffsetFetchRequest;
-import io.kelp.codec.message.OffsetFetchResponse;
-import io.kelp.codec.wire.ApiMessage;
-import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.ApiHandlers;
-import io.kelp.gateway.api.RequestContext;
-import io.kelp.gateway.coordinator.GroupConfig;
-import io.kelp.gateway.coordinator.GroupCoordinator;
 import io.kelp.gateway.server.Broker;
 import io.kelp.gateway.server.BrokerConfig;
 import java.nio.file.Path;
@@ -24,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -45,48 +34,20 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Java consumer with group.protocol=consumer against a broker in this JVM: three members over
  * six partitions, one leaves, one joins, and the assignment spreads and moves each time.
- *
- * <p>FindCoordinator and OffsetFetch are stood in for here (this broker, nothing committed) where
- * the broker does not serve them yet, so the test needs only the consumer protocol itself.
  */
 class ConsumerProtocolClientTest {
   @TempDir Path dir;
 
   @Test
   void threeMembersSixPartitionsOneLeavesOneJoins() throws Exception {
-    ApiHandlers handlers = ApiHandlers.standard();
-    if (handlers.get(FindCoordinatorRequest.API_KEY) == null) {
-      handlers.register(new ThisBrokerCoordinates());
-    }
-    if (handlers.get(OffsetFetchRequest.API_KEY) == null) {
-      handlers.register(new NothingCommitted());
-    }
     Map<String, String> settings = new HashMap<>();
     settings.put(BrokerConfig.LISTEN, "127.0.0.1:0");
     settings.put(BrokerConfig.DATA_DIR, dir.toString());
     settings.put(BrokerConfig.NETWORK_THREADS, "2");
-    GroupConfig d = GroupConfig.defaults();
-    GroupConfig config =
-        new GroupConfig(
-            d.initialRebalanceDelayMs(),
-            d.minSessionTimeoutMs(),
-            d.maxSessionTimeoutMs(),
-            d.maxGroupSize(),
-            d.offsetsRetentionMs(),
-            d.offsetsRetentionCheckIntervalMs(),
-            10_000,
-            300,
-            d.consumerAssignors());
-    try (Broker broker = Broker.start(BrokerConfig.of(settings), handlers);
-        GroupCoordinator groups =
-            new GroupCoordinator(
-                new InMemoryGroupStore(),
-                broker.services().topics(),
-                config,
-                System::currentTimeMillis)) {
-      ConsumerGroups.register(groups);
-      groups.load();
-      broker.services().groups(groups);
+    settings.put(BrokerConfig.METRICS_LISTEN, "off");
+    settings.put(BrokerConfig.GROUP_CONSUMER_SESSION_TIMEOUT_MS, "10000");
+    settings.put(BrokerConfig.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS, "300");
+    try (Broker broker = Broker.start(BrokerConfig.of(settings))) {
       String bootstrap = "127.0.0.1:" + broker.address().port();
       try (Admin admin = admin(bootstrap)) {
         admin.createTopics(List.of(new NewTopic("orders", 6, (short) 1))).all().get();
@@ -216,86 +177,6 @@ class ConsumerProtocolClientTest {
       stopping = true;
       thread.join(30_000);
       assertEquals(null, failure);
-    }
-  }
-
-  /** FindCoordinator v4-6 for tests: this broker coordinates every key. */
-  static final class ThisBrokerCoordinates implements ApiHandler {
-    @Override
-    public short apiKey() {
-      return FindCoordinatorRequest.API_KEY;
-    }
-
-    @Override
-    public short minVersion() {
-      return 4;
-    }
-
-    @Override
-    public short maxVersion() {
-      return 6;
-    }
-
-    @Override
-    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
-      FindCoordinatorResponse response = new FindCoordinatorResponse();
-      for (String key : ((FindCoordinatorRequest) request).coordinatorKeys()) {
-        response
-            .coordinators()
-            .add(
-                new FindCoordinatorResponse.Coordinator()
-                    .setKey(key)
-                    .setNodeId(ctx.broker().brokerId())
-                    .setHost(ctx.broker().advertised().host())
-                    .setPort(ctx.broker().advertised().port()));
-      }
-      return CompletableFuture.completedFuture(response);
-    }
-  }
-
-  /** OffsetFetch v8-10 for tests: no group has committed anything. */
-  static final class NothingCommitted implements ApiHandler {
-    @Override
-    public short apiKey() {
-      return OffsetFetchRequest.API_KEY;
-    }
-
-    @Override
-    public short minVersion() {
-      return 8;
-    }
-
-    @Override
-    public short maxVersion() {
-      return 10;
-    }
-
-    @Override
-    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
-      OffsetFetchResponse response = new OffsetFetchResponse();
-      for (OffsetFetchRequest.OffsetFetchRequestGroup g : ((OffsetFetchRequest) request).groups()) {
-        OffsetFetchResponse.OffsetFetchResponseGroup out =
-            new OffsetFetchResponse.OffsetFetchResponseGroup().setGroupId(g.groupId());
-        if (g.topics() != null) {
-          for (OffsetFetchRequest.OffsetFetchRequestTopics t : g.topics()) {
-            OffsetFetchResponse.OffsetFetchResponseTopics topic =
-                new OffsetFetchResponse.OffsetFetchResponseTopics()
-                    .setName(t.name())
-                    .setTopicId(t.topicId());
-            for (int p : t.partitionIndexes()) {
-              topic
-                  .partitions()
-                  .add(
-                      new OffsetFetchResponse.OffsetFetchResponsePartitions()
-                          .setPartitionIndex(p)
-                          .setCommittedOffset(-1));
-            }
-            out.topics().add(topic);
-          }
-        }
-        response.groups().add(out);
-      }
-      return CompletableFuture.completedFuture(response);
     }
   }
 }

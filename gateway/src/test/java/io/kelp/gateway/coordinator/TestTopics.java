@@ -1,4 +1,4 @@
-package io.kelp.gateway.coordinator.consumer;
+package io.kelp.gateway.coordinator;
 
 import io.kelp.engine.catalog.TopicCatalog;
 import io.kelp.engine.log.LogEngine;
@@ -12,12 +12,12 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /** A real topic registry over a local store in a test directory. */
-final class TestTopics implements AutoCloseable {
-  final ObjectStore store;
-  final LogEngine engine;
-  final TopicRegistry registry;
+public final class TestTopics implements AutoCloseable {
+  public final ObjectStore store;
+  public final LogEngine engine;
+  public final TopicRegistry registry;
 
-  TestTopics(Path dir) throws Exception {
+  public TestTopics(Path dir) throws Exception {
     BrokerConfig config = BrokerConfig.of(Map.of(BrokerConfig.DATA_DIR, dir.toString()));
     store = new LocalObjectStore(dir, PooledByteBufAllocator.DEFAULT);
     engine = LogEngines.create(store, config.engineConfig());
