@@ -45,6 +45,7 @@ public final class ClassicGroups {
             fresh.offsets().putAll(g.offsets());
           }
           if (coordinator.replace(g, fresh)) {
+            g.markDead();
             return fresh;
           }
         }

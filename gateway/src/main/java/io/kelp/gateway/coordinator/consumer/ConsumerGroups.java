@@ -124,8 +124,13 @@ public final class ConsumerGroups {
       synchronized (replacement) {
         replacement.offsets().putAll(old.offsets());
       }
-      coordinator.remove(old);
-      Group now = coordinator.putIfAbsent(replacement);
+      if (!coordinator.replace(old, replacement)) {
+        return null;
+      }
+      // Requests still holding the classic group now get a retriable error instead of
+      // changing a group nobody will see again.
+      old.markDead();
+      Group now = replacement;
       LOG.info("Group {}: empty classic group replaced by a consumer group", old.groupId());
       return now instanceof ConsumerGroup c ? c : null;
     }
