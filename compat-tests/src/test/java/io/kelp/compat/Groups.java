@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -82,12 +84,25 @@ final class Groups {
   /** Polls {@code consumer} (keeping it in its group) until {@code condition} holds. */
   static void pollUntil(
       KafkaConsumer<String, String> consumer, Duration timeout, String what, BooleanSupplier cond) {
+    pollUntil(consumer, timeout, what, cond, records -> {});
+  }
+
+  /**
+   * Polls {@code consumer} until {@code condition} holds, handing every batch of records to {@code
+   * handler}.
+   */
+  static void pollUntil(
+      KafkaConsumer<String, String> consumer,
+      Duration timeout,
+      String what,
+      BooleanSupplier condition,
+      Consumer<ConsumerRecords<String, String>> handler) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!cond.getAsBoolean()) {
+    while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         fail("not within " + timeout.toSeconds() + " s: " + what);
       }
-      consumer.poll(Duration.ofMillis(100));
+      handler.accept(consumer.poll(Duration.ofMillis(100)));
     }
   }
 
