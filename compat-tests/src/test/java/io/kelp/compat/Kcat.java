@@ -74,6 +74,88 @@ public final class Kcat {
     }
   }
 
+  /** A kcat that runs until stopped, such as a balanced consumer ({@code -G}). */
+  public static final class Running implements AutoCloseable {
+    private final Process process;
+    private final Path out;
+    private final Path err;
+
+    private Running(Process process, Path out, Path err) {
+      this.process = process;
+      this.out = out;
+      this.err = err;
+    }
+
+    /** What it printed to standard output so far. */
+    public String stdout() {
+      return read(out);
+    }
+
+    /** What it printed to standard error so far (kcat reports rebalances there). */
+    public String stderr() {
+      return read(err);
+    }
+
+    /**
+     * SIGTERM, as Ctrl-C would: kcat closes its consumer (committing and leaving the group) and
+     * exits. Returns what it printed; a kcat that does not exit within 30 s fails the test.
+     */
+    public Result stop() {
+      process.destroy();
+      try {
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+          process.waitFor(10, TimeUnit.SECONDS);
+          fail("kcat did not exit within 30 s of SIGTERM; stderr:\n" + stderr());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      return new Result(process.exitValue(), stdout(), stderr());
+    }
+
+    /** Kills kcat if it still runs and deletes its output files. */
+    @Override
+    public void close() {
+      if (process.isAlive()) {
+        process.destroyForcibly();
+        try {
+          process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      deleteQuietly(out);
+      deleteQuietly(err);
+    }
+
+    private static String read(Path file) {
+      try {
+        return Files.readString(file, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Starts {@code kcat args...} with an empty standard input and returns at once. */
+  public static Running start(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("kcat");
+    cmd.addAll(List.of(args));
+    try {
+      Path out = Files.createTempFile("kcat-", ".out");
+      Path err = Files.createTempFile("kcat-", ".err");
+      Process process =
+          new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      process.getOutputStream().close();
+      return new Running(process, out, err);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + cmd, e);
+    }
+  }
+
   private static void deleteQuietly(Path file) {
     if (file != null) {
       try {

@@ -258,6 +258,8 @@ public final class KelpProcess implements AutoCloseable {
       cmd.add("serve");
       cmd.addAll(List.of("--listen", bootstrap(), "--data-dir", dataDir.toString()));
       cmd.addAll(List.of("--broker-id", "0", "--metrics-listen", "127.0.0.1:" + metricsPort));
+      // Tests form groups at once; Kafka's reference configuration sets the same delay.
+      cmd.addAll(List.of("--group-initial-rebalance-delay-ms", "0"));
     }
     cmd.addAll(extraFlags);
     return cmd;
