@@ -260,6 +260,10 @@ public final class KelpProcess implements AutoCloseable {
       cmd.addAll(List.of("--broker-id", "0", "--metrics-listen", "127.0.0.1:" + metricsPort));
       // Tests form groups at once; Kafka's reference configuration sets the same delay.
       cmd.addAll(List.of("--group-initial-rebalance-delay-ms", "0"));
+      // KIP-848 members that crash are noticed after the broker's session timeout; Kafka's
+      // default (45 s) would make the crash tests wait, so Kelp runs them with a shorter one.
+      cmd.addAll(List.of("--group-consumer-session-timeout-ms", "10000"));
+      cmd.addAll(List.of("--group-consumer-heartbeat-interval-ms", "1000"));
     }
     cmd.addAll(extraFlags);
     return cmd;

@@ -134,7 +134,7 @@ class BrokerProtocolTest {
     expected.put(12, "0-4");
     expected.put(13, "0-5");
     expected.put(14, "0-5");
-    expected.put(15, "0-5");
+    expected.put(15, "0-6");
     expected.put(16, "0-5");
     expected.put(18, "0-4");
     expected.put(19, "2-7");

@@ -14,10 +14,10 @@ import io.kelp.gateway.coordinator.classic.ClassicGroup;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * DescribeGroups (key 15), versions 0-5: state, protocol and members of classic groups; member
+ * DescribeGroups (key 15), versions 0-6: state, protocol and members of classic groups; member
  * metadata and assignments are shown once the group is Stable, as in Kafka. Unknown groups, and
- * KIP-848 groups (described by ConsumerGroupDescribe), show state Dead. v6 (which reports unknown
- * groups as GROUP_ID_NOT_FOUND) is not served.
+ * KIP-848 groups (described by ConsumerGroupDescribe), show state Dead; from v6 they also carry
+ * GROUP_ID_NOT_FOUND with a message, as Kafka 4 answers (KIP-1043).
  */
 public final class DescribeGroupsHandler implements ApiHandler {
 
@@ -33,7 +33,7 @@ public final class DescribeGroupsHandler implements ApiHandler {
 
   @Override
   public short maxVersion() {
-    return 5;
+    return 6;
   }
 
   @Override
@@ -51,6 +51,13 @@ public final class DescribeGroupsHandler implements ApiHandler {
           describe(classic, out);
         } else {
           out.setGroupState("Dead");
+          if (ctx.apiVersion() >= 6) {
+            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND)
+                .setErrorMessage(
+                    g == null || g.isDead()
+                        ? "Group " + id + " not found."
+                        : "Group " + id + " is not a classic group.");
+          }
         }
       }
       if (r.includeAuthorizedOperations()) {
