@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -75,11 +73,7 @@ public final class ClassicGroup extends Group {
   private int generationId;
   private String protocolType;
   private String protocolName;
-  private String leaderId;
-  private final Map<String, ClassicMember> members = new LinkedHashMap<>();
-  private final Map<String, Long> pendingMembers = new HashMap<>();
-  private final Map<String, String> staticMembers = new HashMap<>();
-  private final Map<String, Integer> protocolSupport = new HashMap<>();
+  private final ClassicMembers members = new ClassicMembers();
   private final Set<String> pendingSync = new HashSet<>();
   private long joinDeadlineMs = NONE;
   private long initialRemainingMs;
@@ -162,9 +156,9 @@ public final class ClassicGroup extends Group {
     if (members.isEmpty() || !"consumer".equals(protocolType)) {
       return false;
     }
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       byte[] metadata = protocolName == null ? null : m.metadata(protocolName);
-      java.util.Set<String> topics = ConsumerSubscription.topics(metadata);
+      Set<String> topics = ConsumerSubscription.topics(metadata);
       if (topics == null || topics.contains(topic)) {
         return true;
       }
@@ -225,9 +219,9 @@ public final class ClassicGroup extends Group {
       case EMPTY, DEAD -> true;
       case PREPARING_REBALANCE -> {
         ClassicMember m = members.get(memberId);
-        yield (m != null && m.awaitingJoin()) || awaitingJoinCount() < max;
+        yield (m != null && m.awaitingJoin()) || members.awaitingJoinCount() < max;
       }
-      case COMPLETING_REBALANCE, STABLE -> members.containsKey(memberId) || members.size() < max;
+      case COMPLETING_REBALANCE, STABLE -> members.get(memberId) != null || members.size() < max;
     };
   }
 
@@ -235,7 +229,7 @@ public final class ClassicGroup extends Group {
     String prefix = r.groupInstanceId() != null ? r.groupInstanceId() : r.clientId();
     String newId = prefix + "-" + UUID.randomUUID();
     if (r.groupInstanceId() != null) {
-      String existing = staticMembers.get(r.groupInstanceId());
+      String existing = members.staticMemberId(r.groupInstanceId());
       if (existing != null) {
         LOG.info(
             "Group {}: static member {} rejoins with a new member id {} (was {}) in state {}",
@@ -249,7 +243,7 @@ public final class ClassicGroup extends Group {
         addMemberAndRebalance(r, newId, future);
       }
     } else if (r.requireKnownMemberId()) {
-      pendingMembers.put(newId, coordinator.nowMs() + r.sessionTimeoutMs());
+      members.addPending(newId, coordinator.nowMs() + r.sessionTimeoutMs());
       future.complete(error(Errors.MEMBER_ID_REQUIRED, newId));
     } else {
       addMemberAndRebalance(r, newId, future);
@@ -258,12 +252,12 @@ public final class ClassicGroup extends Group {
 
   private void joinExistingMember(JoinRequest r, CompletableFuture<JoinGroupResponse> future) {
     String memberId = r.memberId();
-    if (pendingMembers.containsKey(memberId)) {
+    if (members.isPending(memberId)) {
       if (r.groupInstanceId() != null) {
         future.complete(error(Errors.INVALID_REQUEST, memberId));
         return;
       }
-      pendingMembers.remove(memberId);
+      members.removePending(memberId);
       addMemberAndRebalance(r, memberId, future);
       return;
     }
@@ -278,14 +272,13 @@ public final class ClassicGroup extends Group {
       case PREPARING_REBALANCE -> updateMemberAndRebalance(member, r, future);
       case COMPLETING_REBALANCE -> {
         if (member.matches(r.protocols())) {
-          future.complete(
-              joinResponse(member, leaderId != null && leaderId.equals(memberId), false));
+          future.complete(joinResponse(member, members.isLeader(memberId), false));
         } else {
           updateMemberAndRebalance(member, r, future);
         }
       }
       case STABLE -> {
-        if (memberId.equals(leaderId) || !member.matches(r.protocols())) {
+        if (members.isLeader(memberId) || !member.matches(r.protocols())) {
           updateMemberAndRebalance(member, r, future);
         } else {
           future.complete(joinResponse(member, false, false));
@@ -314,16 +307,7 @@ public final class ClassicGroup extends Group {
     if (members.isEmpty()) {
       protocolType = r.protocolType();
     }
-    members.put(memberId, member);
-    if (member.isStatic()) {
-      staticMembers.put(member.groupInstanceId(), memberId);
-    }
-    for (Protocol p : member.protocols()) {
-      protocolSupport.merge(p.name(), 1, Integer::sum);
-    }
-    if (leaderId == null) {
-      leaderId = memberId;
-    }
+    members.add(member);
     member.awaitJoin(future);
     member.heartbeatDeadlineMs(coordinator.nowMs() + NEW_MEMBER_JOIN_TIMEOUT_MS);
     LOG.info(
@@ -339,7 +323,7 @@ public final class ClassicGroup extends Group {
 
   private void updateMemberAndRebalance(
       ClassicMember member, JoinRequest r, CompletableFuture<JoinGroupResponse> future) {
-    changeProtocols(member, r.protocols());
+    members.changeProtocols(member, r.protocols());
     member.update(r.protocols(), r.rebalanceTimeoutMs(), r.sessionTimeoutMs());
     if (member.awaitingJoin()) {
       // A second JoinGroup while one waits: the first gets no answer in Kafka either; answer it
@@ -352,40 +336,34 @@ public final class ClassicGroup extends Group {
 
   private void replaceStaticMember(
       JoinRequest r, String oldId, String newId, CompletableFuture<JoinGroupResponse> future) {
-    ClassicMember member = members.remove(oldId);
+    ClassicMember member = members.get(oldId);
     // The old incarnation is fenced: whatever it waits for ends with FENCED_INSTANCE_ID.
     member.completeJoin(error(Errors.FENCED_INSTANCE_ID, oldId));
     member.completeSync(new SyncGroupResponse().setErrorCode(Errors.FENCED_INSTANCE_ID));
-    member.memberId(newId);
+    members.rename(member, newId);
     member.client(r.clientId(), r.clientHost());
-    members.put(newId, member);
-    staticMembers.put(r.groupInstanceId(), newId);
-    if (oldId.equals(leaderId)) {
-      leaderId = newId;
-    }
     pendingSync.remove(oldId);
     member.heartbeatDeadlineMs(coordinator.nowMs() + r.sessionTimeoutMs());
-    changeProtocols(member, r.protocols());
+    List<Protocol> oldProtocols = member.protocols();
+    int oldRebalanceTimeout = member.rebalanceTimeoutMs();
+    int oldSessionTimeout = member.sessionTimeoutMs();
+    members.changeProtocols(member, r.protocols());
     member.update(r.protocols(), r.rebalanceTimeoutMs(), r.sessionTimeoutMs());
     switch (state) {
       case STABLE -> {
-        if (protocolName != null && protocolName.equals(selectProtocol())) {
+        if (protocolName != null && protocolName.equals(members.selectProtocol())) {
           // Same protocol: no rebalance; the member gets its old assignment back in SyncGroup.
           try {
             persist();
           } catch (IOException e) {
             LOG.warn("Group {}: could not store static member {}", groupId(), newId, e);
-            members.remove(newId);
-            member.memberId(oldId);
-            members.put(oldId, member);
-            staticMembers.put(r.groupInstanceId(), oldId);
-            if (newId.equals(leaderId)) {
-              leaderId = oldId;
-            }
+            members.changeProtocols(member, oldProtocols);
+            member.update(oldProtocols, oldRebalanceTimeout, oldSessionTimeout);
+            members.rename(member, oldId);
             future.complete(error(Errors.NOT_COORDINATOR, ""));
             return;
           }
-          boolean leader = newId.equals(leaderId);
+          boolean leader = members.isLeader(newId);
           if (r.supportsSkipAssignment()) {
             future.complete(joinResponse(member, leader, leader));
           } else {
@@ -407,15 +385,6 @@ public final class ClassicGroup extends Group {
     }
   }
 
-  private void changeProtocols(ClassicMember member, List<Protocol> next) {
-    for (Protocol p : member.protocols()) {
-      protocolSupport.merge(p.name(), -1, Integer::sum);
-    }
-    for (Protocol p : next) {
-      protocolSupport.merge(p.name(), 1, Integer::sum);
-    }
-  }
-
   private boolean supportsProtocols(String type, List<Protocol> offered) {
     if (state == State.EMPTY) {
       return type != null && !type.isEmpty() && !offered.isEmpty();
@@ -423,31 +392,20 @@ public final class ClassicGroup extends Group {
     if (protocolType == null || !protocolType.equals(type)) {
       return false;
     }
-    for (Protocol p : offered) {
-      if (protocolSupport.getOrDefault(p.name(), 0) == members.size()) {
-        return true;
-      }
-    }
-    return false;
+    return members.anySupportedByAll(offered);
   }
 
   private short validateMember(String memberId, String groupInstanceId) {
-    if (groupInstanceId != null) {
-      String existing = staticMembers.get(groupInstanceId);
-      if (existing == null) {
-        return Errors.UNKNOWN_MEMBER_ID;
-      }
-      if (!existing.equals(memberId)) {
-        LOG.info(
-            "Group {}: member {} is fenced by {} for instance {}",
-            groupId(),
-            memberId,
-            existing,
-            groupInstanceId);
-        return Errors.FENCED_INSTANCE_ID;
-      }
+    short error = members.validate(memberId, groupInstanceId);
+    if (error == Errors.FENCED_INSTANCE_ID) {
+      LOG.info(
+          "Group {}: member {} is fenced by {} for instance {}",
+          groupId(),
+          memberId,
+          members.staticMemberId(groupInstanceId),
+          groupInstanceId);
     }
-    return members.containsKey(memberId) ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
+    return error;
   }
 
   // ---- rebalancing ----
@@ -462,7 +420,7 @@ public final class ClassicGroup extends Group {
 
   private void prepareRebalance(String reason) {
     if (state == State.COMPLETING_REBALANCE) {
-      for (ClassicMember m : members.values()) {
+      for (ClassicMember m : members.all()) {
         m.assignment(ClassicMember.EMPTY);
       }
       propagateAssignment(Errors.REBALANCE_IN_PROGRESS);
@@ -473,7 +431,7 @@ public final class ClassicGroup extends Group {
     long now = coordinator.nowMs();
     if (initial) {
       long delay = coordinator.config().initialRebalanceDelayMs();
-      initialRemainingMs = Math.max(rebalanceTimeoutMs() - delay, 0);
+      initialRemainingMs = Math.max(members.rebalanceTimeoutMs() - delay, 0);
       newMemberAdded = false;
       joinDeadlineMs = now + delay;
     }
@@ -481,46 +439,24 @@ public final class ClassicGroup extends Group {
     LOG.info(
         "Group {}: preparing to rebalance, generation {} ({})", groupId(), generationId, reason);
     if (!initial) {
-      if (allMembersJoined()) {
+      if (members.allJoined()) {
         completeJoin();
       } else {
-        joinDeadlineMs = now + rebalanceTimeoutMs();
+        joinDeadlineMs = now + members.rebalanceTimeoutMs();
       }
     }
   }
 
   private void maybeCompleteJoin() {
-    if (state == State.PREPARING_REBALANCE && previousState != State.EMPTY && allMembersJoined()) {
+    if (state == State.PREPARING_REBALANCE && previousState != State.EMPTY && members.allJoined()) {
       completeJoin();
     }
-  }
-
-  private boolean allMembersJoined() {
-    return members.size() == awaitingJoinCount() && pendingMembers.isEmpty();
-  }
-
-  private int awaitingJoinCount() {
-    int n = 0;
-    for (ClassicMember m : members.values()) {
-      if (m.awaitingJoin()) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  private int rebalanceTimeoutMs() {
-    int max = 0;
-    for (ClassicMember m : members.values()) {
-      max = Math.max(max, m.rebalanceTimeoutMs());
-    }
-    return max;
   }
 
   private void completeJoin() {
     joinDeadlineMs = NONE;
     List<String> gone = new ArrayList<>();
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       if (!m.awaitingJoin() && !m.isStatic()) {
         gone.add(m.memberId());
       }
@@ -534,10 +470,10 @@ public final class ClassicGroup extends Group {
     if (state == State.DEAD) {
       return;
     }
-    if (!electJoinedLeader() && !members.isEmpty()) {
+    if (!members.electJoinedLeader() && !members.isEmpty()) {
       // Only static members that have not rejoined are left: wait for them, or for their sessions
       // to end.
-      joinDeadlineMs = coordinator.nowMs() + rebalanceTimeoutMs();
+      joinDeadlineMs = coordinator.nowMs() + members.rebalanceTimeoutMs();
       return;
     }
     generationId++;
@@ -553,7 +489,7 @@ public final class ClassicGroup extends Group {
       }
       return;
     }
-    protocolName = selectProtocol();
+    protocolName = members.selectProtocol();
     transition(State.COMPLETING_REBALANCE);
     LOG.info(
         "Group {}: generation {} with {} members, protocol {}, leader {}",
@@ -561,78 +497,24 @@ public final class ClassicGroup extends Group {
         generationId,
         members.size(),
         protocolName,
-        leaderId);
+        members.leaderId());
     long now = coordinator.nowMs();
-    for (ClassicMember m : members.values()) {
-      m.completeJoin(joinResponse(m, m.memberId().equals(leaderId), false));
+    for (ClassicMember m : members.all()) {
+      m.completeJoin(joinResponse(m, members.isLeader(m.memberId()), false));
       m.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
       m.isNew(false);
       pendingSync.add(m.memberId());
     }
-    syncDeadlineMs = now + rebalanceTimeoutMs();
-  }
-
-  private boolean electJoinedLeader() {
-    if (leaderId == null) {
-      return false;
-    }
-    ClassicMember leader = members.get(leaderId);
-    if (leader != null && leader.awaitingJoin()) {
-      return true;
-    }
-    for (ClassicMember m : members.values()) {
-      if (m.awaitingJoin()) {
-        leaderId = m.memberId();
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private String selectProtocol() {
-    Set<String> candidates = new HashSet<>();
-    for (Map.Entry<String, Integer> e : protocolSupport.entrySet()) {
-      if (e.getValue() == members.size()) {
-        candidates.add(e.getKey());
-      }
-    }
-    Map<String, Integer> votes = new LinkedHashMap<>();
-    for (ClassicMember m : members.values()) {
-      String vote = m.vote(candidates);
-      if (vote != null) {
-        votes.merge(vote, 1, Integer::sum);
-      }
-    }
-    String best = null;
-    int bestVotes = -1;
-    for (Map.Entry<String, Integer> e : votes.entrySet()) {
-      if (e.getValue() > bestVotes) {
-        best = e.getKey();
-        bestVotes = e.getValue();
-      }
-    }
-    return best;
+    syncDeadlineMs = now + members.rebalanceTimeoutMs();
   }
 
   private void removeMember(String memberId) {
     ClassicMember m = members.remove(memberId);
     if (m != null) {
-      for (Protocol p : m.protocols()) {
-        protocolSupport.merge(p.name(), -1, Integer::sum);
-      }
-      if (m.isStatic()) {
-        staticMembers.remove(m.groupInstanceId());
-      }
       m.completeJoin(error(Errors.UNKNOWN_MEMBER_ID, ""));
       m.completeSync(new SyncGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID));
     }
-    if (memberId.equals(leaderId)) {
-      Iterator<String> it = members.keySet().iterator();
-      leaderId = it.hasNext() ? it.next() : null;
-    }
-    pendingMembers.remove(memberId);
     pendingSync.remove(memberId);
-    protocolSupport.values().removeIf(v -> v <= 0);
   }
 
   /** Removes a member that left or failed, and rebalances the others. */
@@ -641,7 +523,7 @@ public final class ClassicGroup extends Group {
     LOG.info("Group {}: member {} removed: {}", groupId(), memberId, reason);
     if (state == State.STABLE || state == State.COMPLETING_REBALANCE) {
       prepareRebalance(reason);
-    } else if (state == State.PREPARING_REBALANCE && allMembersJoined()) {
+    } else if (state == State.PREPARING_REBALANCE && members.allJoined()) {
       completeJoin();
     }
   }
@@ -674,7 +556,7 @@ public final class ClassicGroup extends Group {
         ClassicMember member = members.get(memberId);
         member.awaitSync(future);
         pendingSync.remove(memberId);
-        if (memberId.equals(leaderId)) {
+        if (members.isLeader(memberId)) {
           storeAssignment(assignments);
         }
       }
@@ -712,7 +594,7 @@ public final class ClassicGroup extends Group {
 
   private void storeAssignment(Map<String, byte[]> assignments) {
     Map<String, byte[]> previous = new HashMap<>();
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       previous.put(m.memberId(), m.assignment());
       m.assignment(assignments.getOrDefault(m.memberId(), ClassicMember.EMPTY));
     }
@@ -721,7 +603,7 @@ public final class ClassicGroup extends Group {
     } catch (IOException e) {
       LOG.warn(
           "Group {}: could not store the assignment of generation {}", groupId(), generationId, e);
-      for (ClassicMember m : members.values()) {
+      for (ClassicMember m : members.all()) {
         m.assignment(ClassicMember.EMPTY);
       }
       propagateAssignment(Errors.NOT_COORDINATOR);
@@ -734,7 +616,7 @@ public final class ClassicGroup extends Group {
 
   private void propagateAssignment(short error) {
     long now = coordinator.nowMs();
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       SyncGroupResponse response = new SyncGroupResponse().setErrorCode(error);
       if (error == Errors.NONE) {
         response.setProtocolType(protocolType).setProtocolName(protocolName);
@@ -790,13 +672,13 @@ public final class ClassicGroup extends Group {
       String memberId = l.memberId();
       if (memberId.isEmpty()) {
         String existing =
-            l.groupInstanceId() == null ? null : staticMembers.get(l.groupInstanceId());
+            l.groupInstanceId() == null ? null : members.staticMemberId(l.groupInstanceId());
         if (existing == null) {
           results.add(Errors.UNKNOWN_MEMBER_ID);
           continue;
         }
         memberId = existing;
-      } else if (pendingMembers.remove(memberId) != null) {
+      } else if (members.removePending(memberId)) {
         results.add(Errors.NONE);
         continue;
       } else {
@@ -832,18 +714,13 @@ public final class ClassicGroup extends Group {
     if (state == State.DEAD) {
       return;
     }
-    for (Iterator<Map.Entry<String, Long>> it = pendingMembers.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<String, Long> e = it.next();
-      if (e.getValue() <= now) {
-        it.remove();
-        LOG.info("Group {}: pending member {} did not rejoin in time", groupId(), e.getKey());
-        if (state == State.PREPARING_REBALANCE && allMembersJoined()) {
-          completeJoin();
-        }
+    for (String id : members.expirePending(now)) {
+      LOG.info("Group {}: pending member {} did not rejoin in time", groupId(), id);
+      if (state == State.PREPARING_REBALANCE && members.allJoined()) {
+        completeJoin();
       }
     }
-    for (ClassicMember m : new ArrayList<>(members.values())) {
+    for (ClassicMember m : members.snapshot()) {
       boolean satisfied = !m.isNew() && (m.awaitingJoin() || m.awaitingSync());
       if (!satisfied && m.heartbeatDeadlineMs() <= now && members.get(m.memberId()) == m) {
         removeMemberAndRebalance(m.memberId(), "session timeout expired");
@@ -884,11 +761,11 @@ public final class ClassicGroup extends Group {
             .setGenerationId(generationId)
             .setProtocolType(protocolType)
             .setProtocolName(protocolName)
-            .setLeader(leaderId == null ? "" : leaderId)
+            .setLeader(members.leaderId() == null ? "" : members.leaderId())
             .setSkipAssignment(skip);
     if (withMembers) {
       List<JoinGroupResponseMember> list = new ArrayList<>(members.size());
-      for (ClassicMember each : members.values()) {
+      for (ClassicMember each : members.all()) {
         byte[] metadata = each.metadata(protocolName);
         list.add(
             new JoinGroupResponseMember()
@@ -934,7 +811,7 @@ public final class ClassicGroup extends Group {
   public synchronized View describe() {
     List<MemberView> list = new ArrayList<>();
     boolean stable = state == State.STABLE;
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       byte[] metadata = protocolName == null ? null : m.metadata(protocolName);
       list.add(
           new MemberView(
@@ -954,7 +831,9 @@ public final class ClassicGroup extends Group {
 
   /** Member ids, for logs and tests. */
   synchronized Collection<String> memberIds() {
-    return new ArrayList<>(members.keySet());
+    List<String> ids = new ArrayList<>();
+    members.all().forEach(m -> ids.add(m.memberId()));
+    return ids;
   }
 
   synchronized int generationId() {
@@ -962,7 +841,7 @@ public final class ClassicGroup extends Group {
   }
 
   synchronized String leaderId() {
-    return leaderId;
+    return members.leaderId();
   }
 
   // ---- stored state ----
@@ -973,7 +852,7 @@ public final class ClassicGroup extends Group {
 
   private ClassicGroupState snapshot() {
     List<ClassicGroupState.Member> list = new ArrayList<>();
-    for (ClassicMember m : members.values()) {
+    for (ClassicMember m : members.all()) {
       byte[] subscription = protocolName == null ? null : m.metadata(protocolName);
       list.add(
           new ClassicGroupState.Member(
@@ -987,7 +866,7 @@ public final class ClassicGroup extends Group {
               m.assignment()));
     }
     return new ClassicGroupState(
-        protocolType, protocolName, generationId, leaderId, stateTimestampMs, list);
+        protocolType, protocolName, generationId, members.leaderId(), stateTimestampMs, list);
   }
 
   /** Rebuilds a group from its stored state; members get a fresh session timeout. */
@@ -1015,18 +894,9 @@ public final class ClassicGroup extends Group {
                 protocols);
         member.assignment(m.assignment());
         member.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
-        g.members.put(m.memberId(), member);
-        if (member.isStatic()) {
-          g.staticMembers.put(member.groupInstanceId(), member.memberId());
-        }
-        for (Protocol p : protocols) {
-          g.protocolSupport.merge(p.name(), 1, Integer::sum);
-        }
+        g.members.add(member);
       }
-      g.leaderId = g.members.containsKey(s.leaderId()) ? s.leaderId() : null;
-      if (g.leaderId == null && !g.members.isEmpty()) {
-        g.leaderId = g.members.keySet().iterator().next();
-      }
+      g.members.restoreLeader(s.leaderId());
       g.state = g.members.isEmpty() ? State.EMPTY : State.STABLE;
       g.previousState = g.state;
       g.stateTimestampMs = s.stateTimestampMs() > 0 ? s.stateTimestampMs() : now;
