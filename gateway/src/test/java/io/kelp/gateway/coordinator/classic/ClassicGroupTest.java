@@ -220,4 +220,56 @@ class ClassicGroupTest {
     assertEquals(Errors.NOT_COORDINATOR, s.errorCode());
     assertEquals("PreparingRebalance", group.state());
   }
+
+  @Test
+  void membersThatDoNotRejoinInTimeAreDroppedFromTheNextGeneration() {
+    String[] ids = stableGroupOfTwo();
+    CompletableFuture<JoinGroupResponse> rejoin =
+        group.join(join(ids[0], null, protocols("range")));
+    assertFalse(rejoin.isDone(), "the join waits for the other member to rejoin");
+    clock.addAndGet(REBALANCE);
+    tick();
+    JoinGroupResponse r = rejoin.join();
+    assertEquals(2, r.generationId());
+    assertEquals(1, r.members().size(), "the member that did not rejoin is gone");
+    assertEquals(Errors.UNKNOWN_MEMBER_ID, group.heartbeat(ids[1], null, 2));
+  }
+
+  @Test
+  void aLeaderThatNeverSendsItsAssignmentIsRemoved() {
+    CompletableFuture<JoinGroupResponse> a = joinDynamic("range");
+    CompletableFuture<JoinGroupResponse> b = joinDynamic("range");
+    tick();
+    JoinGroupResponse ja = a.join();
+    JoinGroupResponse jb = b.join();
+    String follower = ja.memberId().equals(ja.leader()) ? jb.memberId() : ja.memberId();
+    CompletableFuture<SyncGroupResponse> waiting =
+        group.sync(follower, null, 1, "consumer", "range", Map.of());
+    clock.addAndGet(REBALANCE);
+    tick();
+    assertEquals(Errors.REBALANCE_IN_PROGRESS, waiting.join().errorCode());
+    assertEquals("PreparingRebalance", group.state());
+    assertEquals(Errors.UNKNOWN_MEMBER_ID, group.heartbeat(ja.leader(), null, 1));
+  }
+
+  @Test
+  void aMemberToldToRejoinWithItsIdThatNeverComesBackIsForgotten() {
+    JoinGroupResponse first = group.join(join("", null, protocols("range"))).join();
+    assertEquals(Errors.MEMBER_ID_REQUIRED, first.errorCode());
+    clock.addAndGet(SESSION + 1);
+    tick();
+    JoinGroupResponse late = group.join(join(first.memberId(), null, protocols("range"))).join();
+    assertEquals(Errors.UNKNOWN_MEMBER_ID, late.errorCode());
+  }
+
+  @Test
+  void syncAndHeartbeatErrorsNameTheProblem() {
+    String[] ids = stableGroupOfTwo();
+    assertEquals(Errors.ILLEGAL_GENERATION, sync(ids[0], 5, Map.of()).errorCode());
+    assertEquals(Errors.UNKNOWN_MEMBER_ID, sync("stranger", 1, Map.of()).errorCode());
+    SyncGroupResponse wrongProtocol =
+        group.sync(ids[0], null, 1, "consumer", "roundrobin", Map.of()).join();
+    assertEquals(Errors.INCONSISTENT_GROUP_PROTOCOL, wrongProtocol.errorCode());
+    assertEquals(Errors.UNKNOWN_MEMBER_ID, group.heartbeat(ids[0], "no-such-instance", 1));
+  }
 }
