@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deviations: Kafka hands out a fresh id on every non-transactional request, bump included;
  * keeping the id is equivalent for clients, which reset their sequences either way. A non-empty
- * transactional id is INVALID_REQUEST too: transactions come later, and FindCoordinator is not
- * advertised, so transactional Java producers already fail before they get here.
+ * transactional id is INVALID_REQUEST too: transactions come later. FindCoordinator names this
+ * broker for transactional ids, so a transactional producer gets here and fails at once with a
+ * clear error (the Java producer: "Unexpected error in InitProducerIdResponse") instead of waiting
+ * for a coordinator that never comes.
  */
 public final class InitProducerIdHandler implements ApiHandler {
   private static final Logger LOG = LoggerFactory.getLogger(InitProducerIdHandler.class);
