@@ -32,7 +32,7 @@ import java.util.stream.Stream;
 public final class WeedProcess implements AutoCloseable {
   static final int GRPC_OFFSET = 10000;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(3);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
   private final Path binary;
