@@ -18,11 +18,13 @@ import io.kelp.gateway.coordinator.store.ObjectStoreGroupStore;
 import io.kelp.gateway.metrics.KelpMetrics;
 import io.kelp.gateway.metrics.MetricsServer;
 import io.kelp.gateway.topic.TopicRegistry;
+import io.kelp.seaweed.SeaweedObjectStore;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Broker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
+  /** How long a SeaweedFS write keeps retrying: about a producer's default request timeout. */
+  private static final Duration SEAWEED_RETRY = Duration.ofSeconds(30);
 
   /** How often group session and rebalance timeouts are checked. */
   private static final long GROUP_SWEEP_MS = 100;
@@ -80,8 +85,7 @@ public final class Broker implements AutoCloseable {
   public static Broker start(BrokerConfig config, ApiHandlers handlers)
       throws IOException, InterruptedException {
     Path dataDir = config.dataDir().toAbsolutePath().normalize();
-    Files.createDirectories(dataDir);
-    ObjectStore store = new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
+    ObjectStore store = openStore(config, dataDir);
     LogEngine engine = null;
     ExecutorService blocking = null;
     KafkaServer server = null;
@@ -151,6 +155,20 @@ public final class Broker implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /** The store the configuration names: the local one under {@code dataDir}, or SeaweedFS. */
+  private static ObjectStore openStore(BrokerConfig config, Path dataDir) throws IOException {
+    if (config.store().equals("seaweedfs")) {
+      return new SeaweedObjectStore(
+          config.filer().toString(),
+          config.seaweedCollection(),
+          config.seaweedReplication(),
+          SEAWEED_RETRY,
+          PooledByteBufAllocator.DEFAULT);
+    }
+    Files.createDirectories(dataDir);
+    return new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
   }
 
   /**

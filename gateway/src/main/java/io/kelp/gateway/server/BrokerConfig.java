@@ -39,6 +39,9 @@ public final class BrokerConfig {
   public static final String DEFAULT_PARTITIONS = "default.partitions";
   public static final String STORE = "store";
   public static final String NAMESPACE = "namespace";
+  public static final String FILER = "filer";
+  public static final String SEAWEED_REPLICATION = "seaweed.replication";
+  public static final String SEAWEED_COLLECTION = "seaweed.collection";
   public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
   public static final String NETWORK_THREADS = "network.threads";
   public static final String REQUEST_THREADS = "request.threads";
@@ -96,7 +99,23 @@ public final class BrokerConfig {
               "N",
               "1",
               "Partitions of auto-created topics and of topics created with -1."),
-          new Setting(STORE, "local", "local", "Where data lives; 'local' is the embedded store."),
+          new Setting(
+              STORE,
+              "local|seaweedfs",
+              "local",
+              "Where data lives: 'local' is the embedded store, 'seaweedfs' a SeaweedFS filer."),
+          new Setting(
+              FILER, "HOST:PORT", "", "The SeaweedFS filer (HTTP port) for --store seaweedfs."),
+          new Setting(
+              SEAWEED_REPLICATION,
+              "XYZ",
+              "",
+              "SeaweedFS replication of stored chunks, e.g. 001 (default: the filer's)."),
+          new Setting(
+              SEAWEED_COLLECTION,
+              "NAME",
+              "",
+              "SeaweedFS collection of stored chunks (default: the filer's)."),
           new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
           new Setting(
               SOCKET_REQUEST_MAX_BYTES,
@@ -283,8 +302,11 @@ public final class BrokerConfig {
     if (defaultPartitions() < 1) {
       problems.add(DEFAULT_PARTITIONS);
     }
-    if (!store().equals("local")) {
-      throw bad(STORE, "only 'local' is available");
+    if (!store().equals("local") && !store().equals("seaweedfs")) {
+      throw bad(STORE, "must be local or seaweedfs");
+    }
+    if (store().equals("seaweedfs")) {
+      filer();
     }
     if (namespace().isEmpty() || namespace().contains("/")) {
       problems.add(NAMESPACE);
@@ -451,6 +473,22 @@ public final class BrokerConfig {
 
   public String namespace() {
     return string(NAMESPACE);
+  }
+
+  /** The SeaweedFS filer; required when the store is seaweedfs. */
+  public HostPort filer() {
+    if (string(FILER).isEmpty()) {
+      throw bad(FILER, "is required with --store seaweedfs");
+    }
+    return hostPort(FILER);
+  }
+
+  public String seaweedReplication() {
+    return string(SEAWEED_REPLICATION);
+  }
+
+  public String seaweedCollection() {
+    return string(SEAWEED_COLLECTION);
   }
 
   public int socketRequestMaxBytes() {

@@ -1,0 +1,308 @@
+package io.kelp.seaweed;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
+import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
+import io.kelp.seaweed.filer.FilerProto.CreateEntryRequest;
+import io.kelp.seaweed.filer.FilerProto.CreateEntryResponse;
+import io.kelp.seaweed.filer.FilerProto.DeleteEntryRequest;
+import io.kelp.seaweed.filer.FilerProto.DeleteEntryResponse;
+import io.kelp.seaweed.filer.FilerProto.Entry;
+import io.kelp.seaweed.filer.FilerProto.ListEntriesRequest;
+import io.kelp.seaweed.filer.FilerProto.ListEntriesResponse;
+import io.kelp.seaweed.filer.FilerProto.Location;
+import io.kelp.seaweed.filer.FilerProto.LookupDirectoryEntryRequest;
+import io.kelp.seaweed.filer.FilerProto.LookupVolumeRequest;
+import io.kelp.seaweed.filer.FilerProto.LookupVolumeResponse;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
+import io.kelp.seaweed.filer.SeaweedFilerGrpc;
+import io.kelp.seaweed.filer.SeaweedFilerGrpc.SeaweedFilerBlockingStub;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The filer's gRPC API, as the store uses it: one call per method, each with a deadline, retried
+ * with capped exponential backoff while the filer is unreachable (restarting, overloaded) until
+ * {@code retryFor} has passed. Calls that are not safe to repeat blindly (entry writes) are retried
+ * by the store, which knows how to tell whether an earlier attempt landed.
+ *
+ * <p>The gRPC port is the filer's HTTP port plus 10000, SeaweedFS's convention.
+ */
+final class FilerClient implements AutoCloseable {
+  static final int GRPC_PORT_OFFSET = 10000;
+  private static final Logger log = LoggerFactory.getLogger(FilerClient.class);
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+  private static final int PAGE = 1024;
+  private static final int VOLUME_CACHE_SIZE = 4096;
+
+  private final String address;
+  private final ManagedChannel channel;
+  private final SeaweedFilerBlockingStub stub;
+  private final Duration retryFor;
+  private final Map<String, List<String>> volumeUrls =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, List<String>> eldest) {
+          return size() > VOLUME_CACHE_SIZE;
+        }
+      };
+
+  /**
+   * @param address the filer's {@code host:httpPort}
+   * @param retryFor how long a call keeps retrying while the filer is unreachable
+   */
+  FilerClient(String address, Duration retryFor) {
+    this.address = address;
+    this.retryFor = retryFor;
+    int colon = address.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("filer address is host:port, got " + address);
+    }
+    String host = address.substring(0, colon);
+    int port = Integer.parseInt(address.substring(colon + 1)) + GRPC_PORT_OFFSET;
+    channel =
+        NettyChannelBuilder.forAddress(host, port)
+            .usePlaintext()
+            .maxInboundMessageSize(64 << 20)
+            .keepAliveTime(30, TimeUnit.SECONDS)
+            .build();
+    stub = SeaweedFilerGrpc.newBlockingStub(channel);
+  }
+
+  String address() {
+    return address;
+  }
+
+  /** A single call, retried while the filer is unreachable. */
+  interface Call<T> {
+    T run(SeaweedFilerBlockingStub stub);
+  }
+
+  <T> T call(String what, Call<T> call) throws IOException {
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call.run(stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+      } catch (StatusRuntimeException e) {
+        if (!retriable(e) || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+          throw new FilerException(what + " on filer " + address + " failed: " + e.getStatus(), e);
+        }
+        if (attempt == 1 || attempt % 10 == 0) {
+          log.info("{} on filer {} failed ({}), retrying", what, address, e.getStatus().getCode());
+        }
+      }
+      sleep(backoffMs);
+      backoffMs = Math.min(1000, backoffMs * 2);
+    }
+  }
+
+  /** Whether the filer may answer if asked again: it was unreachable or timed out. */
+  static boolean retriable(StatusRuntimeException e) {
+    Status.Code code = e.getStatus().getCode();
+    return code == Status.Code.UNAVAILABLE
+        || code == Status.Code.DEADLINE_EXCEEDED
+        || code == Status.Code.ABORTED
+        || code == Status.Code.RESOURCE_EXHAUSTED;
+  }
+
+  static void sleep(long ms) throws InterruptedIOException {
+    try {
+      Thread.sleep(ms + ThreadLocalRandom.current().nextLong(ms / 4 + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting to retry the filer");
+    }
+  }
+
+  /** The entry at {@code directory/name}, or empty when there is none. */
+  Optional<Entry> lookup(String directory, String name) throws IOException {
+    LookupDirectoryEntryRequest request =
+        LookupDirectoryEntryRequest.newBuilder().setDirectory(directory).setName(name).build();
+    try {
+      return Optional.of(
+          call("lookup " + join(directory, name), s -> s.lookupDirectoryEntry(request)).getEntry());
+    } catch (FilerException e) {
+      if (isNotFound(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** Every child of {@code directory}, in the filer's order (by name). */
+  List<Entry> list(String directory) throws IOException {
+    List<Entry> entries = new ArrayList<>();
+    String after = "";
+    while (true) {
+      ListEntriesRequest request =
+          ListEntriesRequest.newBuilder()
+              .setDirectory(directory)
+              .setStartFromFileName(after)
+              .setInclusiveStartFrom(false)
+              .setLimit(PAGE)
+              .build();
+      List<Entry> page =
+          call(
+              "list " + directory,
+              s -> {
+                List<Entry> got = new ArrayList<>();
+                Iterator<ListEntriesResponse> it = s.listEntries(request);
+                it.forEachRemaining(r -> got.add(r.getEntry()));
+                return got;
+              });
+      entries.addAll(page);
+      if (page.size() < PAGE) {
+        return entries;
+      }
+      after = page.get(page.size() - 1).getName();
+    }
+  }
+
+  void create(CreateEntryRequest request) throws IOException {
+    CreateEntryResponse response =
+        call(
+            "create " + join(request.getDirectory(), request.getEntry().getName()),
+            s -> s.createEntry(request));
+    if (!response.getError().isEmpty()) {
+      throw new IOException(
+          "create "
+              + join(request.getDirectory(), request.getEntry().getName())
+              + " on filer "
+              + address
+              + ": "
+              + response.getError());
+    }
+  }
+
+  /** Deletes an entry and, for a directory, everything under it; a missing entry is fine. */
+  void delete(String directory, String name) throws IOException {
+    DeleteEntryRequest request =
+        DeleteEntryRequest.newBuilder()
+            .setDirectory(directory)
+            .setName(name)
+            .setIsDeleteData(true)
+            .setIsRecursive(true)
+            .build();
+    DeleteEntryResponse response;
+    try {
+      response = call("delete " + join(directory, name), s -> s.deleteEntry(request));
+    } catch (FilerException e) {
+      if (isNotFound(e)) {
+        return;
+      }
+      throw e;
+    }
+    if (!response.getError().isEmpty() && !response.getError().contains("not found")) {
+      throw new IOException(
+          "delete " + join(directory, name) + " on filer " + address + ": " + response.getError());
+    }
+  }
+
+  /** One attempt of a transaction; the caller decides whether a retry is safe. */
+  ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
+    return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .objectTransaction(request);
+  }
+
+  AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {
+    AssignVolumeResponse response = call("assign volume", s -> s.assignVolume(request));
+    if (!response.getError().isEmpty() || response.getFileId().isEmpty()) {
+      throw new IOException(
+          "assign volume for "
+              + request.getPath()
+              + " on filer "
+              + address
+              + ": "
+              + response.getError());
+    }
+    return response;
+  }
+
+  /** The volume server URLs ({@code host:port}) holding {@code volumeId}, cached. */
+  List<String> volumeUrls(String volumeId) throws IOException {
+    synchronized (volumeUrls) {
+      List<String> cached = volumeUrls.get(volumeId);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    LookupVolumeRequest request = LookupVolumeRequest.newBuilder().addVolumeIds(volumeId).build();
+    LookupVolumeResponse response = call("lookup volume " + volumeId, s -> s.lookupVolume(request));
+    List<String> urls = new ArrayList<>();
+    if (response.containsLocationsMap(volumeId)) {
+      for (Location l : response.getLocationsMapOrThrow(volumeId).getLocationsList()) {
+        urls.add(l.getUrl());
+      }
+    }
+    if (urls.isEmpty()) {
+      throw new IOException("volume " + volumeId + " has no location on filer " + address);
+    }
+    synchronized (volumeUrls) {
+      volumeUrls.put(volumeId, List.copyOf(urls));
+    }
+    return urls;
+  }
+
+  /** Forgets where a volume is, after reading from there failed. */
+  void forgetVolume(String volumeId) {
+    synchronized (volumeUrls) {
+      volumeUrls.remove(volumeId);
+    }
+  }
+
+  static boolean isNotFound(FilerException e) {
+    String description = e.status().getDescription();
+    return e.status().getCode() == Status.Code.NOT_FOUND
+        || (description != null && description.contains("no entry is found"));
+  }
+
+  static String join(String directory, String name) {
+    return directory.endsWith("/") ? directory + name : directory + "/" + name;
+  }
+
+  @Override
+  public void close() {
+    channel.shutdown();
+    try {
+      if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
+        channel.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      channel.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A filer call that failed for good, with the gRPC status. */
+  static final class FilerException extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final transient Status status;
+
+    FilerException(String message, StatusRuntimeException cause) {
+      super(message, cause);
+      this.status = cause.getStatus();
+    }
+
+    Status status() {
+      return status;
+    }
+  }
+}

@@ -1,0 +1,570 @@
+package io.kelp.seaweed;
+
+import com.google.protobuf.ByteString;
+import io.grpc.StatusRuntimeException;
+import io.kelp.engine.store.Fence;
+import io.kelp.engine.store.FencedException;
+import io.kelp.engine.store.ObjectInfo;
+import io.kelp.engine.store.ObjectStore;
+import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
+import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
+import io.kelp.seaweed.filer.FilerProto.Entry;
+import io.kelp.seaweed.filer.FilerProto.FileChunk;
+import io.kelp.seaweed.filer.FilerProto.FilerError;
+import io.kelp.seaweed.filer.FilerProto.FuseAttributes;
+import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
+import io.kelp.seaweed.filer.FilerProto.WriteCondition;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The store on a SeaweedFS filer. Store paths map onto the filer tree as they are ({@code
+ * /topics/kafka/...}, {@code /kelp/...}).
+ *
+ * <p><b>Client.</b> We talk to the filer with our own small {@code .proto} (the few messages and
+ * fields used, with the filer's field numbers) compiled by current protoc and grpc-java, rather
+ * than the official {@code com.seaweedfs:seaweedfs-client}: that client pins protobuf-java 3.16 and
+ * grpc 1.53, which would clash with the protobuf 4 and grpc versions the rest of Kelp uses, and it
+ * predates the filer's conditional writes ({@code ObjectTransaction}, {@code WriteCondition}) that
+ * fencing below relies on. Chunk bytes go to volume servers over plain HTTP.
+ *
+ * <p><b>Writes.</b> An append uploads its bytes as one or more chunks (AssignVolume, then a PUT to
+ * the volume server with {@code fsync=true}), then adds the chunks to the file's entry with an
+ * {@code ObjectTransaction}: a read-modify-write of the entry guarded by {@code IF_CHUNKS_EQUAL},
+ * so a concurrent change makes it re-read instead of losing data. A failed or timed-out attempt is
+ * retried with backoff for up to {@code retryFor}; before each retry the entry is read again, and
+ * if it already lists the new chunk the earlier attempt landed, so a retry never adds the bytes
+ * twice. When a method returns, the chunk is fsync'd on its volume server and the entry is stored
+ * by the filer. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger
+ * ones as chunks. Either way the entry is replaced in one filer write, so a put is atomic.
+ *
+ * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
+ * #EPOCH_FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
+ * #ETAG_KEY} attribute, mirrored in the MD5 attribute) is a digest of the epoch. A claim is a
+ * compare-and-set: a transaction that replaces the marker only if its ETag is still the one read
+ * (or it is still absent). Every fenced append or put is a transaction locked on the marker whose
+ * condition is "the marker's ETag is the digest of my epoch". The filer evaluates the condition and
+ * applies the write under its lock for the marker path, and claims take the same lock, so once a
+ * higher claim has returned no write with a lower epoch can land: it fails with {@link
+ * FencedException}. Limits: the filer's per-path lock is local to one filer; with several filers
+ * the transactions name the marker as their route key, which sends them to the filer that owns it
+ * in the filer ring, so the guarantee holds as long as that forwarding does. Durability of the
+ * entry itself is the filer store's: the default leveldb store survives a filer process crash but
+ * does not fsync each write, so a machine crash of the filer host can lose its last updates.
+ */
+public final class SeaweedObjectStore implements ObjectStore {
+  static final String EPOCH_FILE = "owner.epoch";
+  static final String ETAG_KEY = "Seaweed-X-Amz-ETag";
+  static final int INLINE_LIMIT = 64 * 1024;
+  static final int MAX_CHUNK = 8 << 20;
+  private static final Duration DEFAULT_RETRY = Duration.ofSeconds(60);
+
+  private final FilerClient filer;
+  private final VolumeClient volumes = new VolumeClient();
+  private final ByteBufAllocator allocator;
+  private final String collection;
+  private final String replication;
+  private final Duration retryFor;
+
+  /**
+   * @param filerAddress the filer's {@code host:port} (HTTP port; gRPC is that plus 10000)
+   * @param collection the SeaweedFS collection for chunks, or "" for the default
+   * @param replication the replication for chunks such as "001", or "" for the filer's default
+   * @param retryFor how long an operation keeps retrying while SeaweedFS is unreachable
+   */
+  public SeaweedObjectStore(
+      String filerAddress,
+      String collection,
+      String replication,
+      Duration retryFor,
+      ByteBufAllocator allocator) {
+    this.filer = new FilerClient(filerAddress, retryFor);
+    this.collection = collection;
+    this.replication = replication;
+    this.retryFor = retryFor;
+    this.allocator = allocator;
+  }
+
+  public SeaweedObjectStore(String filerAddress, ByteBufAllocator allocator) {
+    this(filerAddress, "", "", DEFAULT_RETRY, allocator);
+  }
+
+  @Override
+  public void append(String path, ByteBuf data, Fence fence) throws IOException {
+    String[] p = split(path);
+    List<FileChunk> added = upload(path, data);
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      Optional<Entry> current = filer.lookup(p[0], p[1]);
+      if (current.isPresent() && current.get().getIsDirectory()) {
+        throw new IOException("cannot append to " + path + ": it is a directory");
+      }
+      if (!added.isEmpty() && current.isPresent() && hasChunk(current.get(), added.get(0))) {
+        return; // an earlier attempt landed before its answer was lost
+      }
+      Entry next = appended(path, current, added);
+      ObjectMutation.Builder put =
+          ObjectMutation.newBuilder()
+              .setType(ObjectMutation.Type.PUT)
+              .setDirectory(p[0])
+              .setEntry(next)
+              .setCondition(chunksEqual(current));
+      ObjectTransactionRequest request = transaction(path, fence, put.build());
+      ObjectTransactionResponse response;
+      try {
+        response = filer.transactOnce(request);
+      } catch (StatusRuntimeException e) {
+        backoffMs = backOff("append to " + path, e, deadline, backoffMs);
+        continue;
+      }
+      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
+        if (!response.hasFailedMutation()) {
+          throw fenced(path, fence);
+        }
+        continue; // the entry changed since we read it: read it again
+      }
+      if (!response.getError().isEmpty()) {
+        throw new IOException(
+            "append to " + path + " on filer " + filer.address() + ": " + response.getError());
+      }
+      return;
+    }
+  }
+
+  /** The entry after adding {@code added} at its end; inline content first becomes a chunk. */
+  private Entry appended(String path, Optional<Entry> current, List<FileChunk> added)
+      throws IOException {
+    long now = System.currentTimeMillis() / 1000;
+    Entry.Builder next;
+    long size;
+    if (current.isPresent()) {
+      next = current.get().toBuilder();
+      size = size(current.get());
+      if (!current.get().getContent().isEmpty()) {
+        byte[] inline = current.get().getContent().toByteArray();
+        next.clearContent().addChunks(uploadChunk(path, inline, 0));
+      }
+    } else {
+      next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
+      size = 0;
+    }
+    long end = size;
+    for (FileChunk c : added) {
+      next.addChunks(c.toBuilder().setOffset(size + c.getOffset()));
+      end = size + c.getOffset() + c.getSize();
+    }
+    next.setAttributes(next.getAttributes().toBuilder().setFileSize(end).setMtime(now));
+    return next.build();
+  }
+
+  @Override
+  public void put(String path, ByteBuf data, Fence fence) throws IOException {
+    String[] p = split(path);
+    long now = System.currentTimeMillis() / 1000;
+    Entry.Builder entry =
+        Entry.newBuilder()
+            .setName(p[1])
+            .setAttributes(newAttributes(now).toBuilder().setFileSize(data.readableBytes()));
+    if (data.readableBytes() <= INLINE_LIMIT) {
+      entry.setContent(ByteString.copyFrom(ByteBufUtil.getBytes(data)));
+    } else {
+      entry.addAllChunks(upload(path, data));
+    }
+    ObjectMutation put =
+        ObjectMutation.newBuilder()
+            .setType(ObjectMutation.Type.PUT)
+            .setDirectory(p[0])
+            .setEntry(entry)
+            .build();
+    commit(path, transaction(path, fence, put), fence);
+  }
+
+  /** Runs an idempotent transaction, retrying while the filer is unreachable. */
+  private void commit(String path, ObjectTransactionRequest request, Fence fence)
+      throws IOException {
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      ObjectTransactionResponse response;
+      try {
+        response = filer.transactOnce(request);
+      } catch (StatusRuntimeException e) {
+        backoffMs = backOff("write of " + path, e, deadline, backoffMs);
+        continue;
+      }
+      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
+        throw fenced(path, fence);
+      }
+      if (!response.getError().isEmpty()) {
+        throw new IOException(
+            "write of " + path + " on filer " + filer.address() + ": " + response.getError());
+      }
+      return;
+    }
+  }
+
+  private long backOff(String what, StatusRuntimeException e, long deadline, long backoffMs)
+      throws IOException {
+    if (!FilerClient.retriable(e) || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+      throw new IOException(what + " on filer " + filer.address() + " failed: " + e.getStatus(), e);
+    }
+    FilerClient.sleep(backoffMs);
+    return Math.min(1000, backoffMs * 2);
+  }
+
+  /**
+   * A transaction holding one mutation. Fenced writes lock the directory's epoch marker and require
+   * its ETag to be their epoch's; unfenced ones lock the object itself.
+   */
+  private static ObjectTransactionRequest transaction(
+      String path, Fence fence, ObjectMutation mutation) {
+    ObjectTransactionRequest.Builder request = ObjectTransactionRequest.newBuilder();
+    if (fence == null) {
+      request.setLockKey(path).setRouteKey(path);
+    } else {
+      String marker = FilerClient.join(fence.directory(), EPOCH_FILE);
+      request
+          .setLockKey(marker)
+          .setRouteKey(marker)
+          .setConditionKey(marker)
+          .setCondition(etagIs(epochTag(fence.epoch())));
+    }
+    return request.addMutations(mutation).build();
+  }
+
+  private static FencedException fenced(String path, Fence fence) {
+    return new FencedException(
+        "write of "
+            + path
+            + " refused: "
+            + (fence == null ? "no fence" : fence.directory() + " epoch " + fence.epoch())
+            + " is no longer the owner epoch");
+  }
+
+  @Override
+  public ByteBuf read(String path, long position, int length) throws IOException {
+    String[] p = split(path);
+    Entry entry = filer.lookup(p[0], p[1]).orElseThrow(() -> new NoSuchFileException(path));
+    if (entry.getIsDirectory()) {
+      throw new IOException("cannot read " + path + ": it is a directory");
+    }
+    long size = size(entry);
+    if (position >= size || length <= 0) {
+      return allocator.buffer(0);
+    }
+    int n = (int) Math.min(length, size - position);
+    ByteBuf out = allocator.buffer(n);
+    try {
+      out.writeZero(n);
+      if (!entry.getContent().isEmpty()) {
+        out.setBytes(
+            0, entry.getContent().substring((int) position, (int) position + n).toByteArray());
+        return out;
+      }
+      long end = position + n;
+      for (FileChunk c : sortedChunks(entry)) {
+        long from = Math.max(position, c.getOffset());
+        long to = Math.min(end, c.getOffset() + c.getSize());
+        if (from >= to) {
+          continue;
+        }
+        if (c.getIsChunkManifest() || c.getIsCompressed()) {
+          throw new IOException(
+              path + " has a chunk manifest or compressed chunk, which this store does not write");
+        }
+        byte[] bytes = readChunk(path, c, from - c.getOffset(), (int) (to - from));
+        out.setBytes((int) (from - position), bytes);
+      }
+      return out;
+    } catch (IOException | RuntimeException e) {
+      out.release();
+      throw e;
+    }
+  }
+
+  private byte[] readChunk(String path, FileChunk chunk, long offset, int length)
+      throws IOException {
+    String fileId = chunk.getFileId();
+    String volumeId = fileId.substring(0, fileId.indexOf(','));
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      IOException last = null;
+      for (String url : filer.volumeUrls(volumeId)) {
+        try {
+          return volumes.read(url, fileId, offset, length);
+        } catch (IOException e) {
+          last = e;
+        }
+      }
+      filer.forgetVolume(volumeId);
+      if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+        throw new IOException("read of " + path + " failed", last);
+      }
+      FilerClient.sleep(backoffMs);
+      backoffMs = Math.min(1000, backoffMs * 2);
+    }
+  }
+
+  @Override
+  public Optional<ObjectInfo> stat(String path) throws IOException {
+    if (path.equals("/")) {
+      return Optional.of(new ObjectInfo("", true, 0));
+    }
+    String[] p = split(path);
+    return filer.lookup(p[0], p[1]).map(SeaweedObjectStore::info);
+  }
+
+  @Override
+  public List<ObjectInfo> list(String directory) throws IOException {
+    String[] p = directory.equals("/") ? null : split(directory);
+    String dir = p == null ? "/" : FilerClient.join(p[0], p[1]);
+    List<ObjectInfo> children = new ArrayList<>();
+    List<Entry> entries;
+    try {
+      entries = filer.list(dir);
+    } catch (FilerClient.FilerException e) {
+      if (FilerClient.isNotFound(e)) {
+        return List.of();
+      }
+      throw e;
+    }
+    for (Entry e : entries) {
+      if (!e.getName().equals(EPOCH_FILE)) {
+        children.add(info(e));
+      }
+    }
+    children.sort(Comparator.comparing(ObjectInfo::name));
+    return children;
+  }
+
+  @Override
+  public void delete(String path) throws IOException {
+    String[] p = split(path);
+    filer.delete(p[0], p[1]);
+  }
+
+  @Override
+  public long claim(String directory, long epoch) throws IOException {
+    String[] p = split(FilerClient.join(directory, EPOCH_FILE));
+    String marker = FilerClient.join(p[0], p[1]);
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      Optional<Entry> current = filer.lookup(p[0], p[1]);
+      long recorded = current.map(SeaweedObjectStore::recordedEpoch).orElse(Long.MIN_VALUE);
+      if (recorded >= epoch) {
+        return recorded;
+      }
+      WriteCondition unchanged =
+          current.isPresent()
+              ? etagIs(epochTag(recorded))
+              : WriteCondition.newBuilder()
+                  .addClauses(
+                      WriteCondition.Clause.newBuilder().setKind(WriteCondition.Kind.IF_NOT_EXISTS))
+                  .build();
+      ObjectTransactionRequest request =
+          ObjectTransactionRequest.newBuilder()
+              .setLockKey(marker)
+              .setRouteKey(marker)
+              .setCondition(unchanged)
+              .addMutations(
+                  ObjectMutation.newBuilder()
+                      .setType(ObjectMutation.Type.PUT)
+                      .setDirectory(p[0])
+                      .setEntry(epochEntry(epoch)))
+              .build();
+      ObjectTransactionResponse response;
+      try {
+        response = filer.transactOnce(request);
+      } catch (StatusRuntimeException e) {
+        backoffMs = backOff("claim of " + directory, e, deadline, backoffMs);
+        continue;
+      }
+      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
+        continue; // another claim came first: compare again
+      }
+      if (!response.getError().isEmpty()) {
+        throw new IOException(
+            "claim of " + directory + " on filer " + filer.address() + ": " + response.getError());
+      }
+      return epoch;
+    }
+  }
+
+  /**
+   * The epoch marker. Content: the epoch in decimal ASCII. ETag ({@value #ETAG_KEY}) and MD5
+   * attribute: the MD5 of {@code "kelp owner epoch <epoch>"}, what fenced writes compare against.
+   */
+  private static Entry epochEntry(long epoch) {
+    byte[] digest = md5(("kelp owner epoch " + epoch).getBytes(StandardCharsets.US_ASCII));
+    long now = System.currentTimeMillis() / 1000;
+    byte[] content = Long.toString(epoch).getBytes(StandardCharsets.US_ASCII);
+    return Entry.newBuilder()
+        .setName(EPOCH_FILE)
+        .setContent(ByteString.copyFrom(content))
+        .setAttributes(
+            newAttributes(now).toBuilder()
+                .setFileSize(content.length)
+                .setMd5(ByteString.copyFrom(digest)))
+        .putExtended(ETAG_KEY, ByteString.copyFromUtf8(HexFormat.of().formatHex(digest)))
+        .build();
+  }
+
+  static String epochTag(long epoch) {
+    return HexFormat.of()
+        .formatHex(md5(("kelp owner epoch " + epoch).getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  private static long recordedEpoch(Entry marker) {
+    String text = marker.getContent().toStringUtf8().trim();
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      return Long.MIN_VALUE;
+    }
+  }
+
+  private static WriteCondition etagIs(String tag) {
+    return WriteCondition.newBuilder()
+        .addClauses(
+            WriteCondition.Clause.newBuilder()
+                .setKind(WriteCondition.Kind.IF_ETAG_MATCH)
+                .addEtags(tag))
+        .build();
+  }
+
+  /** "The entry still has exactly these chunks" (an absent entry has none). */
+  private static WriteCondition chunksEqual(Optional<Entry> current) {
+    WriteCondition.Clause.Builder clause =
+        WriteCondition.Clause.newBuilder().setKind(WriteCondition.Kind.IF_CHUNKS_EQUAL);
+    current.ifPresent(e -> e.getChunksList().forEach(c -> clause.addFids(c.getFileId())));
+    return WriteCondition.newBuilder().addClauses(clause).build();
+  }
+
+  /** Uploads {@code data} as chunks of up to {@value #MAX_CHUNK} bytes, offsets from 0. */
+  private List<FileChunk> upload(String path, ByteBuf data) throws IOException {
+    List<FileChunk> chunks = new ArrayList<>();
+    int start = data.readerIndex();
+    int total = data.readableBytes();
+    for (int done = 0; done < total; ) {
+      int n = Math.min(MAX_CHUNK, total - done);
+      chunks.add(uploadChunk(path, ByteBufUtil.getBytes(data, start + done, n), done));
+      done += n;
+    }
+    return chunks;
+  }
+
+  private FileChunk uploadChunk(String path, byte[] bytes, long offset) throws IOException {
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      AssignVolumeResponse assigned =
+          filer.assign(
+              AssignVolumeRequest.newBuilder()
+                  .setCount(1)
+                  .setCollection(collection)
+                  .setReplication(replication)
+                  .setPath(path)
+                  .setExpectedDataSize(bytes.length)
+                  .build());
+      try {
+        volumes.upload(
+            assigned.getLocation().getUrl(), assigned.getFileId(), assigned.getAuth(), bytes);
+      } catch (IOException e) {
+        if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+          throw new IOException("upload of a chunk of " + path + " failed", e);
+        }
+        FilerClient.sleep(backoffMs);
+        backoffMs = Math.min(1000, backoffMs * 2);
+        continue;
+      }
+      return FileChunk.newBuilder()
+          .setFileId(assigned.getFileId())
+          .setOffset(offset)
+          .setSize(bytes.length)
+          .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
+          .setETag(Base64.getEncoder().encodeToString(md5(bytes)))
+          .build();
+    }
+  }
+
+  private static boolean hasChunk(Entry entry, FileChunk chunk) {
+    for (FileChunk c : entry.getChunksList()) {
+      if (c.getFileId().equals(chunk.getFileId())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<FileChunk> sortedChunks(Entry entry) {
+    List<FileChunk> chunks = new ArrayList<>(entry.getChunksList());
+    chunks.sort(Comparator.comparingLong(FileChunk::getOffset));
+    return chunks;
+  }
+
+  /** The size as the filer computes it: the largest of the recorded size, chunks and content. */
+  static long size(Entry entry) {
+    long size = Math.max(entry.getAttributes().getFileSize(), entry.getContent().size());
+    for (FileChunk c : entry.getChunksList()) {
+      size = Math.max(size, c.getOffset() + c.getSize());
+    }
+    return size;
+  }
+
+  private static ObjectInfo info(Entry e) {
+    return new ObjectInfo(e.getName(), e.getIsDirectory(), e.getIsDirectory() ? 0 : size(e));
+  }
+
+  private static FuseAttributes newAttributes(long nowSeconds) {
+    return FuseAttributes.newBuilder()
+        .setCrtime(nowSeconds)
+        .setMtime(nowSeconds)
+        .setFileMode(0644)
+        .build();
+  }
+
+  /** {parent directory, name} of an absolute path; the root's parent is "/". */
+  private static String[] split(String path) {
+    if (!path.startsWith("/") || path.length() < 2 || path.endsWith("/")) {
+      throw new IllegalArgumentException("store paths are absolute, without a trailing /: " + path);
+    }
+    int slash = path.lastIndexOf('/');
+    return new String[] {slash == 0 ? "/" : path.substring(0, slash), path.substring(slash + 1)};
+  }
+
+  private static byte[] md5(byte[] bytes) {
+    try {
+      return MessageDigest.getInstance("MD5").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK always has MD5", e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return "seaweedfs:" + filer.address();
+  }
+
+  @Override
+  public void close() {
+    filer.close();
+  }
+}

@@ -1,0 +1,94 @@
+package io.kelp.seaweed;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
+ * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers),
+ * and a ranged GET reads part of one back.
+ */
+final class VolumeClient {
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  /**
+   * Stores {@code data} as the chunk {@code fileId}; {@code auth} is the JWT from assign, if any.
+   */
+  void upload(String volumeUrl, String fileId, String auth, byte[] data) throws IOException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId + "?fsync=true"))
+            .timeout(TIMEOUT)
+            .header("Content-Type", "application/octet-stream")
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(data));
+    if (!auth.isEmpty()) {
+      request.header("Authorization", "BEARER " + auth);
+    }
+    HttpResponse<String> response = send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      throw new IOException(
+          "upload of chunk "
+              + fileId
+              + " to volume server "
+              + volumeUrl
+              + " failed: HTTP "
+              + response.statusCode()
+              + " "
+              + response.body());
+    }
+  }
+
+  /** Reads {@code length} bytes of chunk {@code fileId} from {@code offset} within the chunk. */
+  byte[] read(String volumeUrl, String fileId, long offset, int length) throws IOException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
+            .timeout(TIMEOUT)
+            .header("Range", "bytes=" + offset + "-" + (offset + length - 1))
+            .GET()
+            .build();
+    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray());
+    byte[] body = response.body();
+    if (response.statusCode() == 200 && body.length >= offset + length) {
+      // A server that ignores Range sends the whole chunk.
+      byte[] part = new byte[length];
+      System.arraycopy(body, (int) offset, part, 0, length);
+      return part;
+    }
+    if (response.statusCode() != 206 || body.length != length) {
+      throw new IOException(
+          "read of chunk "
+              + fileId
+              + " ["
+              + offset
+              + ", +"
+              + length
+              + ") from volume server "
+              + volumeUrl
+              + " failed: HTTP "
+              + response.statusCode()
+              + ", "
+              + body.length
+              + " bytes");
+    }
+    return body;
+  }
+
+  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException {
+    try {
+      return http.send(request, handler);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted talking to " + request.uri());
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package io.kelp.seaweed;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kelp.engine.store.Fence;
+import io.kelp.engine.store.FencedException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the contract cannot show: restarts of SeaweedFS, two writers, many chunks, latency. */
+class SeaweedObjectStoreFaultTest {
+  private WeedProcess weed;
+
+  @BeforeEach
+  void startWeed() throws Exception {
+    weed = WeedProcess.start();
+  }
+
+  @AfterEach
+  void stopWeed() throws Exception {
+    weed.close();
+  }
+
+  private SeaweedObjectStore store() {
+    return new SeaweedObjectStore(
+        weed.filerAddress(), "", "", Duration.ofSeconds(60), PooledByteBufAllocator.DEFAULT);
+  }
+
+  private static ByteBuf record(int i) {
+    return Unpooled.wrappedBuffer(String.format("%08d", i).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  @Test
+  void appendsRideOutAFilerRestartWithoutLossOrDuplicates() throws Exception {
+    int writers = 4;
+    int perWriter = 200;
+    try (SeaweedObjectStore store = store()) {
+      ExecutorService pool = Executors.newFixedThreadPool(writers);
+      try {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+          String path = "/topics/kafka/restart/v1/000" + w + "-2520/0.log";
+          futures.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < perWriter; i++) {
+                      store.append(path, record(i), null);
+                    }
+                    return null;
+                  }));
+        }
+        Thread.sleep(300);
+        weed.kill();
+        Thread.sleep(500);
+        weed.restart();
+        for (Future<?> f : futures) {
+          f.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      for (int w = 0; w < writers; w++) {
+        String path = "/topics/kafka/restart/v1/000" + w + "-2520/0.log";
+        ByteBuf all = store.read(path, 0, perWriter * 8 + 100);
+        try {
+          String text = all.toString(StandardCharsets.US_ASCII);
+          StringBuilder expected = new StringBuilder();
+          for (int i = 0; i < perWriter; i++) {
+            expected.append(String.format("%08d", i));
+          }
+          assertEquals(expected.toString(), text, "every append exactly once, in order: " + path);
+        } finally {
+          all.release();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aSecondStoreThatClaimsHigherFencesTheFirst() throws Exception {
+    String dir = "/topics/kafka/fenced/v1/0000-2520";
+    try (SeaweedObjectStore first = store();
+        SeaweedObjectStore second = store()) {
+      assertEquals(1, first.claim(dir, 1));
+      first.append(dir + "/0.log", record(1), new Fence(dir, 1));
+      assertEquals(2, second.claim(dir, 2));
+      assertThrows(
+          FencedException.class, () -> first.append(dir + "/0.log", record(2), new Fence(dir, 1)));
+      assertThrows(
+          FencedException.class, () -> first.put(dir + "/meta", record(2), new Fence(dir, 1)));
+      assertEquals(2, first.claim(dir, 1), "the first learns it lost the directory");
+      second.append(dir + "/0.log", record(3), new Fence(dir, 2));
+      ByteBuf back = second.read(dir + "/0.log", 0, 100);
+      try {
+        assertEquals("0000000100000003", back.toString(StandardCharsets.US_ASCII));
+      } finally {
+        back.release();
+      }
+    }
+  }
+
+  @Test
+  void racingClaimsAgreeOnOneWinner() throws Exception {
+    String dir = "/topics/kafka/race/v1/0000-2520";
+    try (SeaweedObjectStore a = store();
+        SeaweedObjectStore b = store()) {
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        for (long epoch = 1; epoch <= 20; epoch++) {
+          long e = epoch;
+          Future<Long> fa = pool.submit(() -> a.claim(dir, e));
+          Future<Long> fb = pool.submit(() -> b.claim(dir, e));
+          assertEquals(e, (long) fa.get());
+          assertEquals(e, (long) fb.get());
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertEquals(20, a.claim(dir, 0));
+    }
+  }
+
+  @Test
+  void largeObjectsOfManyChunksReadBackAtAnyRange() throws Exception {
+    byte[] data = new byte[20 << 20];
+    new Random(11).nextBytes(data);
+    try (SeaweedObjectStore store = store()) {
+      // One append larger than a chunk, then many small ones.
+      store.append("/big/many.log", Unpooled.wrappedBuffer(data, 0, 18 << 20), null);
+      int small = 64 << 10;
+      for (int off = 18 << 20; off < data.length; off += small) {
+        store.append("/big/many.log", Unpooled.wrappedBuffer(data, off, small), null);
+      }
+      store.put("/big/whole.bin", Unpooled.wrappedBuffer(data), null);
+      assertEquals(data.length, store.stat("/big/many.log").orElseThrow().size());
+      Random r = new Random(3);
+      for (String path : List.of("/big/many.log", "/big/whole.bin")) {
+        for (int i = 0; i < 20; i++) {
+          int from = r.nextInt(data.length);
+          int len = r.nextInt(3 << 20);
+          ByteBuf part = store.read(path, from, len);
+          try {
+            int end = Math.min(data.length, from + len);
+            assertArrayEquals(Arrays.copyOfRange(data, from, end), ByteBufUtil.getBytes(part));
+          } finally {
+            part.release();
+          }
+        }
+      }
+    }
+  }
+
+  /** Prints the latency of durable 64 KiB appends; measures, asserts nothing about time. */
+  @Test
+  void durableAppendLatency() throws Exception {
+    byte[] data = new byte[64 << 10];
+    new Random(5).nextBytes(data);
+    int n = Integer.getInteger("kelp.latency.appends", 1000);
+    long[] nanos = new long[n];
+    try (SeaweedObjectStore store = store()) {
+      for (int i = 0; i < 50; i++) {
+        store.append("/latency/warmup.log", Unpooled.wrappedBuffer(data), null);
+      }
+      for (int i = 0; i < n; i++) {
+        // A segment rolls every 256 appends, as a partition log's segments would.
+        String path = "/latency/" + (i / 256) + ".log";
+        long start = System.nanoTime();
+        store.append(path, Unpooled.wrappedBuffer(data), null);
+        nanos[i] = System.nanoTime() - start;
+      }
+    }
+    Arrays.sort(nanos);
+    System.out.printf(
+        "durable 64 KiB append on SeaweedFS: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d%n",
+        nanos[n / 2] / 1e6, nanos[n * 99 / 100] / 1e6, nanos[n - 1] / 1e6, n);
+  }
+}

@@ -1,0 +1,246 @@
+package io.kelp.seaweed;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * A real SeaweedFS for tests: one {@code weed server -filer} process (master, volume server and
+ * filer) bound to 127.0.0.1, with its own free ports and temporary directory. It can be stopped and
+ * started again on the same directory and ports, as a restarted filer would be. Its output goes to
+ * {@code target/weed-<n>.log}.
+ *
+ * <p>SeaweedFS serves gRPC on each HTTP port plus {@value #GRPC_OFFSET}, so both must be free.
+ */
+public final class WeedProcess implements AutoCloseable {
+  static final int GRPC_OFFSET = 10000;
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(3);
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+  private final Path binary;
+  private final Path dir;
+  private final Path log;
+  private final int masterPort;
+  private final int volumePort;
+  private final int filerPort;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private Process process;
+
+  private WeedProcess() throws IOException {
+    binary = findBinary();
+    dir = Files.createTempDirectory("kelp-weed-");
+    Path target = Paths.get("target").toAbsolutePath();
+    Files.createDirectories(target);
+    Path candidate;
+    do {
+      candidate = target.resolve("weed-" + SEQUENCE.incrementAndGet() + ".log");
+    } while (Files.exists(candidate));
+    log = candidate;
+    int[] ports = freePorts(3);
+    masterPort = ports[0];
+    volumePort = ports[1];
+    filerPort = ports[2];
+  }
+
+  /** Starts a fresh SeaweedFS and waits until its filer can store a file. */
+  public static WeedProcess start() throws IOException, InterruptedException {
+    WeedProcess weed = new WeedProcess();
+    try {
+      weed.startProcess();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      weed.close();
+      throw e;
+    }
+    return weed;
+  }
+
+  /** The filer's address for clients, {@code 127.0.0.1:<http port>}. */
+  public String filerAddress() {
+    return "127.0.0.1:" + filerPort;
+  }
+
+  public int filerGrpcPort() {
+    return filerPort + GRPC_OFFSET;
+  }
+
+  public Path log() {
+    return log;
+  }
+
+  /** The process id of the running weed, for log lines and signals. */
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** Stops weed (SIGTERM, then SIGKILL after a grace period); the directory stays. */
+  public void stop() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    process = null;
+  }
+
+  /** SIGKILLs weed at once, as a crash would; the directory stays. */
+  public void kill() throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    process = null;
+  }
+
+  /** Starts weed again on the same directory and ports, after {@link #stop} or {@link #kill}. */
+  public void restart() throws IOException, InterruptedException {
+    stop();
+    startProcess();
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (Files.exists(dir)) {
+      try (Stream<Path> paths = Files.walk(dir)) {
+        paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      }
+    }
+  }
+
+  private void startProcess() throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(binary.toString());
+    command.add("server");
+    command.add("-filer");
+    command.add("-ip=127.0.0.1");
+    command.add("-ip.bind=127.0.0.1");
+    command.add("-dir=" + dir);
+    command.add("-master.port=" + masterPort);
+    command.add("-volume.port=" + volumePort);
+    command.add("-filer.port=" + filerPort);
+    // Small volumes and no stop delay keep a test's disk use and restarts short.
+    command.add("-master.volumeSizeLimitMB=64");
+    command.add("-volume.max=64");
+    command.add("-volume.preStopSeconds=0");
+    ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+    builder.redirectErrorStream(true);
+    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    process = builder.start();
+    awaitReady();
+  }
+
+  /** Waits until the master hands out a file id and the filer answers HTTP. */
+  private void awaitReady() throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    boolean assigned = false;
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IOException(
+            "weed exited with " + process.exitValue() + " while starting; see " + log);
+      }
+      if (!assigned) {
+        assigned = answers("http://127.0.0.1:" + masterPort + "/dir/assign", "\"fid\"");
+      }
+      if (assigned && answers("http://127.0.0.1:" + filerPort + "/", null)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IOException("weed did not become ready within " + START_TIMEOUT + "; see " + log);
+  }
+
+  private boolean answers(String url, String bodyMarker) throws InterruptedException {
+    try {
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build();
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() < 500
+          && (bodyMarker == null || response.body().contains(bodyMarker));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Ports whose gRPC twin (port + 10000) is free too. */
+  private static int[] freePorts(int count) throws IOException {
+    int[] ports = new int[count];
+    int found = 0;
+    InetAddress loopback = InetAddress.getLoopbackAddress();
+    while (found < count) {
+      int port = ThreadLocalRandom.current().nextInt(20000, 55000);
+      if (contains(ports, found, port) || contains(ports, found, port + GRPC_OFFSET)) {
+        continue;
+      }
+      try (ServerSocket http = new ServerSocket(port, 1, loopback);
+          ServerSocket grpc = new ServerSocket(port + GRPC_OFFSET, 1, loopback)) {
+        ports[found++] = port;
+      } catch (IOException taken) {
+        // try another
+      }
+    }
+    return ports;
+  }
+
+  private static boolean contains(int[] ports, int n, int port) {
+    for (int i = 0; i < n; i++) {
+      if (ports[i] == port || ports[i] + GRPC_OFFSET == port) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** .tools/bin/weed in this checkout (found upwards from the working directory), else PATH. */
+  static Path findBinary() {
+    for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
+      Path tool = d.resolve(".tools/bin/weed");
+      if (Files.isExecutable(tool)) {
+        return tool;
+      }
+    }
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String entry : path.split(File.pathSeparator)) {
+        Path tool = Paths.get(entry, "weed");
+        if (Files.isExecutable(tool)) {
+          return tool;
+        }
+      }
+    }
+    throw new UncheckedIOException(
+        new IOException(
+            "SeaweedFS's weed binary is missing: run bin/install-test-tools, which installs it"
+                + " into .tools/bin, or put weed on the PATH"));
+  }
+}
