@@ -132,11 +132,10 @@ public final class Broker implements AutoCloseable {
       }
       broker.serving = true;
       LOG.info(
-          "Kelp {} ready on {} (store {}, data dir {}, broker {})",
+          "Kelp {} ready on {} (store {}, broker {})",
           Kelp.version(),
           bound,
           store.describe(),
-          dataDir,
           config.brokerId());
       return broker;
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -258,8 +257,6 @@ public final class Broker implements AutoCloseable {
         metricsServer.close();
       }
     }
-    LOG.info(
-        "Kelp stopped; everything is flushed (data dir {})",
-        config.dataDir().toAbsolutePath().normalize());
+    LOG.info("Kelp stopped; everything is flushed to {}", store.describe());
   }
 }
