@@ -165,6 +165,8 @@ public final class Broker implements AutoCloseable {
           config.seaweedCollection(),
           config.seaweedReplication(),
           SEAWEED_RETRY,
+          config.seaweedReadCacheBytes(),
+          config.seaweedMaxAppendsPerObject(),
           PooledByteBufAllocator.DEFAULT);
     }
     Files.createDirectories(dataDir);
