@@ -52,8 +52,10 @@ import java.util.concurrent.CompletionException;
  * retried with backoff for up to {@code retryFor}; before each retry the entry is read again, and
  * if it already lists the new chunk the earlier attempt landed, so a retry never adds the bytes
  * twice. When a method returns, the chunk is fsync'd on its volume server and the entry is stored
- * by the filer. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger
- * ones as chunks. Either way the entry is replaced in one filer write, so a put is atomic.
+ * by the filer. File ids are assigned ahead, per directory ({@link FileIdPool}), so an append does
+ * not wait for the master. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the
+ * entry; larger ones as chunks. Either way the entry is replaced in one filer write, so a put is
+ * atomic.
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * #EPOCH_FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
@@ -96,6 +98,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final ChunkCache chunkCache;
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE);
   private final long maxAppendsPerObject;
+  private final FileIdPool fileIds = new FileIdPool(this::assign, 2);
 
   /**
    * @param filerAddress the filer's {@code host:port} (HTTP port; gRPC is that plus 10000)
@@ -579,19 +582,24 @@ public final class SeaweedObjectStore implements ObjectStore {
     return chunks;
   }
 
+  private AssignVolumeResponse assign(String path) throws IOException {
+    return filer.assign(
+        AssignVolumeRequest.newBuilder()
+            .setCount(1)
+            .setCollection(collection)
+            .setReplication(replication)
+            .setPath(path)
+            .build());
+  }
+
   private FileChunk uploadChunk(String path, byte[] bytes, long offset) throws IOException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
+    boolean first = true;
     while (true) {
-      AssignVolumeResponse assigned =
-          filer.assign(
-              AssignVolumeRequest.newBuilder()
-                  .setCount(1)
-                  .setCollection(collection)
-                  .setReplication(replication)
-                  .setPath(path)
-                  .setExpectedDataSize(bytes.length)
-                  .build());
+      // After a failed upload, a fresh assignment: the ready one may be what failed.
+      AssignVolumeResponse assigned = first ? fileIds.take(split(path)[0]) : assign(path);
+      first = false;
       try {
         volumes.upload(
             assigned.getLocation().getUrl(), assigned.getFileId(), assigned.getAuth(), bytes);
@@ -678,6 +686,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public void close() {
+    fileIds.close();
     filer.close();
   }
 }
