@@ -31,6 +31,8 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The store on a SeaweedFS filer. Store paths map onto the filer tree as they are ({@code
@@ -50,8 +52,10 @@ import java.util.Optional;
  * retried with backoff for up to {@code retryFor}; before each retry the entry is read again, and
  * if it already lists the new chunk the earlier attempt landed, so a retry never adds the bytes
  * twice. When a method returns, the chunk is fsync'd on its volume server and the entry is stored
- * by the filer. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger
- * ones as chunks. Either way the entry is replaced in one filer write, so a put is atomic.
+ * by the filer. File ids are assigned ahead, per directory ({@link FileIdPool}), so an append does
+ * not wait for the master. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the
+ * entry; larger ones as chunks. Either way the entry is replaced in one filer write, so a put is
+ * atomic.
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * #EPOCH_FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
@@ -74,30 +78,67 @@ public final class SeaweedObjectStore implements ObjectStore {
   static final int MAX_CHUNK = 8 << 20;
   private static final Duration DEFAULT_RETRY = Duration.ofSeconds(60);
 
+  /** Default budget of the chunk read cache. */
+  public static final long DEFAULT_READ_CACHE_BYTES = 64L << 20;
+
+  /**
+   * Default appends per object before the engine rolls to a new one: each append rewrites the entry
+   * with all its chunks, so its cost grows with their number (see the README's measurements).
+   */
+  public static final long DEFAULT_MAX_APPENDS_PER_OBJECT = 1000;
+
+  private static final int ENTRY_CACHE_SIZE = 1024;
+
   private final FilerClient filer;
   private final VolumeClient volumes = new VolumeClient();
   private final ByteBufAllocator allocator;
   private final String collection;
   private final String replication;
   private final Duration retryFor;
+  private final ChunkCache chunkCache;
+  private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE);
+  private final long maxAppendsPerObject;
+  private final FileIdPool fileIds = new FileIdPool(this::assign, 2);
 
   /**
    * @param filerAddress the filer's {@code host:port} (HTTP port; gRPC is that plus 10000)
    * @param collection the SeaweedFS collection for chunks, or "" for the default
    * @param replication the replication for chunks such as "001", or "" for the filer's default
    * @param retryFor how long an operation keeps retrying while SeaweedFS is unreachable
+   * @param readCacheBytes budget of the cache of chunks read (0: none)
+   * @param maxAppendsPerObject what {@link #maxAppendsPerObject()} answers
    */
   public SeaweedObjectStore(
       String filerAddress,
       String collection,
       String replication,
       Duration retryFor,
+      long readCacheBytes,
+      long maxAppendsPerObject,
       ByteBufAllocator allocator) {
     this.filer = new FilerClient(filerAddress, retryFor);
     this.collection = collection;
     this.replication = replication;
     this.retryFor = retryFor;
+    this.chunkCache = new ChunkCache(readCacheBytes);
+    this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
+  }
+
+  public SeaweedObjectStore(
+      String filerAddress,
+      String collection,
+      String replication,
+      Duration retryFor,
+      ByteBufAllocator allocator) {
+    this(
+        filerAddress,
+        collection,
+        replication,
+        retryFor,
+        DEFAULT_READ_CACHE_BYTES,
+        DEFAULT_MAX_APPENDS_PER_OBJECT,
+        allocator);
   }
 
   public SeaweedObjectStore(String filerAddress, ByteBufAllocator allocator) {
@@ -110,12 +151,17 @@ public final class SeaweedObjectStore implements ObjectStore {
     List<FileChunk> added = upload(path, data);
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
+    // The entry our last append left is the one to add to, unless a write intervened: then the
+    // transaction's condition fails and the next attempt looks the entry up.
+    Optional<Entry> known = entries.get(path);
     while (true) {
-      Optional<Entry> current = filer.lookup(p[0], p[1]);
+      Optional<Entry> current = known.isPresent() ? known : filer.lookup(p[0], p[1]);
+      known = Optional.empty();
       if (current.isPresent() && current.get().getIsDirectory()) {
         throw new IOException("cannot append to " + path + ": it is a directory");
       }
       if (!added.isEmpty() && current.isPresent() && hasChunk(current.get(), added.get(0))) {
+        entries.put(path, current.get());
         return; // an earlier attempt landed before its answer was lost
       }
       Entry next = appended(path, current, added);
@@ -130,19 +176,23 @@ public final class SeaweedObjectStore implements ObjectStore {
       try {
         response = filer.transactOnce(request);
       } catch (StatusRuntimeException e) {
+        entries.forget(path);
         backoffMs = backOff("append to " + path, e, deadline, backoffMs);
         continue;
       }
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
+        entries.forget(path);
         if (!response.hasFailedMutation()) {
           throw fenced(path, fence);
         }
         continue; // the entry changed since we read it: read it again
       }
       if (!response.getError().isEmpty()) {
+        entries.forget(path);
         throw new IOException(
             "append to " + path + " on filer " + filer.address() + ": " + response.getError());
       }
+      entries.put(path, next);
       return;
     }
   }
@@ -176,6 +226,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   @Override
   public void put(String path, ByteBuf data, Fence fence) throws IOException {
     String[] p = split(path);
+    entries.forget(path);
     long now = System.currentTimeMillis() / 1000;
     Entry.Builder entry =
         Entry.newBuilder()
@@ -260,7 +311,11 @@ public final class SeaweedObjectStore implements ObjectStore {
   @Override
   public ByteBuf read(String path, long position, int length) throws IOException {
     String[] p = split(path);
-    Entry entry = filer.lookup(p[0], p[1]).orElseThrow(() -> new NoSuchFileException(path));
+    Entry entry = entries.get(path).orElse(null);
+    if (entry == null || position + length > size(entry)) {
+      // Unknown here, or the read goes past what we know: ask the filer.
+      entry = filer.lookup(p[0], p[1]).orElseThrow(() -> new NoSuchFileException(path));
+    }
     if (entry.getIsDirectory()) {
       throw new IOException("cannot read " + path + ": it is a directory");
     }
@@ -277,25 +332,80 @@ public final class SeaweedObjectStore implements ObjectStore {
             0, entry.getContent().substring((int) position, (int) position + n).toByteArray());
         return out;
       }
-      long end = position + n;
-      for (FileChunk c : sortedChunks(entry)) {
-        long from = Math.max(position, c.getOffset());
-        long to = Math.min(end, c.getOffset() + c.getSize());
-        if (from >= to) {
-          continue;
-        }
-        if (c.getIsChunkManifest() || c.getIsCompressed()) {
-          throw new IOException(
-              path + " has a chunk manifest or compressed chunk, which this store does not write");
-        }
-        byte[] bytes = readChunk(path, c, from - c.getOffset(), (int) (to - from));
-        out.setBytes((int) (from - position), bytes);
-      }
+      readChunks(path, sortedChunks(entry), position, out);
       return out;
     } catch (IOException | RuntimeException e) {
       out.release();
       throw e;
     }
+  }
+
+  /** A chunk's part that a read needs: [from, to) in the object. */
+  private record Piece(FileChunk chunk, long from, long to, boolean whole) {}
+
+  /**
+   * Fills {@code out} (the object's bytes from {@code position}) from the chunks: cached chunks
+   * from memory, the others fetched from their volume servers all at once. A chunk small enough for
+   * the cache is fetched whole and kept, so the next read that starts inside it is served from
+   * memory.
+   */
+  private void readChunks(String path, List<FileChunk> chunks, long position, ByteBuf out)
+      throws IOException {
+    long end = position + out.writerIndex();
+    List<Piece> pieces = new ArrayList<>();
+    for (FileChunk c : chunks) {
+      long from = Math.max(position, c.getOffset());
+      long to = Math.min(end, c.getOffset() + c.getSize());
+      if (from >= to) {
+        continue;
+      }
+      if (c.getIsChunkManifest() || c.getIsCompressed()) {
+        throw new IOException(
+            path + " has a chunk manifest or compressed chunk, which this store does not write");
+      }
+      pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
+    }
+    List<CompletableFuture<byte[]>> fetches = new ArrayList<>(pieces.size());
+    for (Piece piece : pieces) {
+      byte[] cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
+      fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
+    }
+    for (int i = 0; i < pieces.size(); i++) {
+      Piece piece = pieces.get(i);
+      long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
+      int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
+      byte[] bytes;
+      try {
+        bytes = fetches.get(i).join();
+      } catch (CompletionException e) {
+        // The first volume server failed: fall back to the retrying read.
+        bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
+      }
+      if (piece.whole) {
+        chunkCache.put(piece.chunk.getFileId(), bytes);
+      }
+      int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
+      out.setBytes((int) (piece.from - position), bytes, skip, (int) (piece.to - piece.from));
+    }
+  }
+
+  /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */
+  private CompletableFuture<byte[]> fetch(Piece piece) {
+    String fileId = piece.chunk.getFileId();
+    List<String> urls;
+    try {
+      urls = filer.volumeUrls(fileId.substring(0, fileId.indexOf(',')));
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (urls.isEmpty()) {
+      return CompletableFuture.failedFuture(new IOException("no location for " + fileId));
+    }
+    if (piece.whole) {
+      return volumes.readAsync(urls.get(0), fileId, 0, (int) piece.chunk.getSize());
+    }
+    return volumes.readAsync(
+        urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
   }
 
   private byte[] readChunk(String path, FileChunk chunk, long offset, int length)
@@ -357,6 +467,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   @Override
   public void delete(String path) throws IOException {
     String[] p = split(path);
+    entries.forgetTree(path);
     filer.delete(p[0], p[1]);
   }
 
@@ -471,19 +582,24 @@ public final class SeaweedObjectStore implements ObjectStore {
     return chunks;
   }
 
+  private AssignVolumeResponse assign(String path) throws IOException {
+    return filer.assign(
+        AssignVolumeRequest.newBuilder()
+            .setCount(1)
+            .setCollection(collection)
+            .setReplication(replication)
+            .setPath(path)
+            .build());
+  }
+
   private FileChunk uploadChunk(String path, byte[] bytes, long offset) throws IOException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
+    boolean first = true;
     while (true) {
-      AssignVolumeResponse assigned =
-          filer.assign(
-              AssignVolumeRequest.newBuilder()
-                  .setCount(1)
-                  .setCollection(collection)
-                  .setReplication(replication)
-                  .setPath(path)
-                  .setExpectedDataSize(bytes.length)
-                  .build());
+      // After a failed upload, a fresh assignment: the ready one may be what failed.
+      AssignVolumeResponse assigned = first ? fileIds.take(split(path)[0]) : assign(path);
+      first = false;
       try {
         volumes.upload(
             assigned.getLocation().getUrl(), assigned.getFileId(), assigned.getAuth(), bytes);
@@ -559,12 +675,18 @@ public final class SeaweedObjectStore implements ObjectStore {
   }
 
   @Override
+  public long maxAppendsPerObject() {
+    return maxAppendsPerObject;
+  }
+
+  @Override
   public String describe() {
     return "seaweedfs:" + filer.address();
   }
 
   @Override
   public void close() {
+    fileIds.close();
     filer.close();
   }
 }

@@ -7,6 +7,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
@@ -49,16 +51,45 @@ final class VolumeClient {
 
   /** Reads {@code length} bytes of chunk {@code fileId} from {@code offset} within the chunk. */
   byte[] read(String volumeUrl, String fileId, long offset, int length) throws IOException {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
-            .timeout(TIMEOUT)
-            .header("Range", "bytes=" + offset + "-" + (offset + length - 1))
-            .GET()
-            .build();
-    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray());
+    HttpRequest request = readRequest(volumeUrl, fileId, offset, length);
+    return body(
+        send(request, HttpResponse.BodyHandlers.ofByteArray()), volumeUrl, fileId, offset, length);
+  }
+
+  /**
+   * {@link #read} without blocking, so that the chunks of one range are fetched in parallel; the
+   * future fails with an {@link IOException} (wrapped) as {@link #read} would throw it.
+   */
+  CompletableFuture<byte[]> readAsync(String volumeUrl, String fileId, long offset, int length) {
+    HttpRequest request = readRequest(volumeUrl, fileId, offset, length);
+    return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+        .thenApply(
+            response -> {
+              try {
+                return body(response, volumeUrl, fileId, offset, length);
+              } catch (IOException e) {
+                throw new CompletionException(e);
+              }
+            });
+  }
+
+  private static HttpRequest readRequest(String volumeUrl, String fileId, long offset, int length) {
+    return HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
+        .timeout(TIMEOUT)
+        .header("Range", "bytes=" + offset + "-" + (offset + length - 1))
+        .GET()
+        .build();
+  }
+
+  private static byte[] body(
+      HttpResponse<byte[]> response, String volumeUrl, String fileId, long offset, int length)
+      throws IOException {
     byte[] body = response.body();
     if (response.statusCode() == 200 && body.length >= offset + length) {
       // A server that ignores Range sends the whole chunk.
+      if (offset == 0 && body.length == length) {
+        return body;
+      }
       byte[] part = new byte[length];
       System.arraycopy(body, (int) offset, part, 0, length);
       return part;

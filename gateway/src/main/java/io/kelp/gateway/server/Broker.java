@@ -164,6 +164,8 @@ public final class Broker implements AutoCloseable {
           config.seaweedCollection(),
           config.seaweedReplication(),
           SEAWEED_RETRY,
+          config.seaweedReadCacheBytes(),
+          config.seaweedMaxAppendsPerObject(),
           PooledByteBufAllocator.DEFAULT);
     }
     Files.createDirectories(dataDir);

@@ -2,6 +2,7 @@ package io.kelp.gateway.server;
 
 import io.kelp.engine.log.EngineConfig;
 import io.kelp.gateway.coordinator.GroupConfig;
+import io.kelp.seaweed.SeaweedObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,6 +43,8 @@ public final class BrokerConfig {
   public static final String FILER = "filer";
   public static final String SEAWEED_REPLICATION = "seaweed.replication";
   public static final String SEAWEED_COLLECTION = "seaweed.collection";
+  public static final String SEAWEED_READ_CACHE_BYTES = "seaweed.read.cache.bytes";
+  public static final String SEAWEED_MAX_APPENDS_PER_OBJECT = "seaweed.max.appends.per.object";
   public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
   public static final String NETWORK_THREADS = "network.threads";
   public static final String REQUEST_THREADS = "request.threads";
@@ -116,6 +119,16 @@ public final class BrokerConfig {
               "NAME",
               "",
               "SeaweedFS collection of stored chunks (default: the filer's)."),
+          new Setting(
+              SEAWEED_READ_CACHE_BYTES,
+              "BYTES",
+              Long.toString(SeaweedObjectStore.DEFAULT_READ_CACHE_BYTES),
+              "Chunks read from SeaweedFS kept in memory for the next reads (0: none)."),
+          new Setting(
+              SEAWEED_MAX_APPENDS_PER_OBJECT,
+              "N",
+              Long.toString(SeaweedObjectStore.DEFAULT_MAX_APPENDS_PER_OBJECT),
+              "Appends a segment takes on SeaweedFS before the next segment starts."),
           new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
           new Setting(
               SOCKET_REQUEST_MAX_BYTES,
@@ -308,6 +321,12 @@ public final class BrokerConfig {
     if (store().equals("seaweedfs")) {
       filer();
     }
+    if (seaweedReadCacheBytes() < 0) {
+      problems.add(SEAWEED_READ_CACHE_BYTES);
+    }
+    if (seaweedMaxAppendsPerObject() < 1) {
+      problems.add(SEAWEED_MAX_APPENDS_PER_OBJECT);
+    }
     if (namespace().isEmpty() || namespace().contains("/")) {
       problems.add(NAMESPACE);
     }
@@ -489,6 +508,14 @@ public final class BrokerConfig {
 
   public String seaweedCollection() {
     return string(SEAWEED_COLLECTION);
+  }
+
+  public long seaweedReadCacheBytes() {
+    return longValue(SEAWEED_READ_CACHE_BYTES);
+  }
+
+  public long seaweedMaxAppendsPerObject() {
+    return longValue(SEAWEED_MAX_APPENDS_PER_OBJECT);
   }
 
   public int socketRequestMaxBytes() {

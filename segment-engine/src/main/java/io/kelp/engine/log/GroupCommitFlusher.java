@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * pending data, flush them all in parallel on the io threads (one store append per partition and
  * segment, however many appends it holds), wait for the cycle to end, repeat. Appends that arrive
  * during a cycle go together in the next one, so the store sees few, large writes under load and
- * small, immediate ones when idle.
+ * small, immediate ones when idle. Flushing each partition on its own as soon as its previous flush
+ * ended was measured slower, on the local store and on SeaweedFS alike: without the shared cycle
+ * each partition's writes are smaller and more numerous.
  *
  * <p>With flushMaxDelayMs above 0 a cycle waits up to that long after the first pending append, or
  * until flushMaxBytes are pending, trading latency for larger writes. A partition whose flush

@@ -52,6 +52,12 @@ final class SegmentWriter {
   private boolean suspect;
   private long checkpointedLength;
 
+  /**
+   * Store appends to the active segment by this writer; a recovered active segment starts at the
+   * store's bound, since how many appends it already holds is unknown.
+   */
+  private long appendsToActive;
+
   SegmentWriter(
       TopicPartition tp,
       ObjectStore store,
@@ -69,6 +75,8 @@ final class SegmentWriter {
     this.durableProducers = durableProducers;
     this.active = active;
     this.checkpointedLength = active == null ? 0 : active.validLength();
+    long bound = store.maxAppendsPerObject();
+    this.appendsToActive = active == null || bound == Long.MAX_VALUE ? 0 : bound;
   }
 
   ProducerStateTable durableProducers() {
@@ -94,13 +102,15 @@ final class SegmentWriter {
     if (active != null
         && active.validLength() > 0
         && (active.validLength() + first.size() > limit
-            || nowMs - active.createdMs() >= config.segmentMs())) {
+            || nowMs - active.createdMs() >= config.segmentMs()
+            || appendsToActive >= store.maxAppendsPerObject())) {
       seal();
     }
     if (active == null) {
       active = new Segment(directory, first.firstOffset, 0, nowMs);
       segments.put(active.baseOffset(), active);
       checkpointedLength = 0;
+      appendsToActive = 0;
     }
     int to = from;
     long bytes = 0;
@@ -113,6 +123,7 @@ final class SegmentWriter {
       to++;
     }
     append(chunks.subList(from, to));
+    appendsToActive++;
     long position = active.validLength();
     for (PendingChunk chunk : chunks.subList(from, to)) {
       RecordBatches.Walker walker = RecordBatches.walk(chunk.data);

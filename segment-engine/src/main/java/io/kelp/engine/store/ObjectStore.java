@@ -56,6 +56,15 @@ public interface ObjectStore extends Closeable {
   long claim(String directory, long epoch) throws IOException;
 
   /**
+   * How many appends one object should take before its writer moves on to a new object, for stores
+   * whose per-append cost grows with the appends an object already holds (on SeaweedFS each append
+   * rewrites the entry with its whole chunk list). Unbounded by default.
+   */
+  default long maxAppendsPerObject() {
+    return Long.MAX_VALUE;
+  }
+
+  /**
    * A short description for log lines, e.g. {@code local:./data} or {@code seaweedfs:host:8888}.
    */
   String describe();

@@ -25,11 +25,22 @@ final class FaultInjectingStore implements ObjectStore {
   private volatile int failingAppendWrites;
   private volatile CountDownLatch gate;
   private volatile long appendDelayMs;
+  private volatile long maxAppendsPerObject = Long.MAX_VALUE;
   final AtomicLong appends = new AtomicLong();
   final AtomicLong readBytes = new AtomicLong();
 
   FaultInjectingStore(ObjectStore inner) {
     this.inner = inner;
+  }
+
+  /** What {@link #maxAppendsPerObject()} answers from now on. */
+  void boundAppendsPerObject(long n) {
+    maxAppendsPerObject = n;
+  }
+
+  @Override
+  public long maxAppendsPerObject() {
+    return maxAppendsPerObject;
   }
 
   /** Every call from now on fails. */

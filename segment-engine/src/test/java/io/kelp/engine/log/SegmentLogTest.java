@@ -188,6 +188,27 @@ class SegmentLogTest extends LogTestSupport {
   }
 
   @Test
+  void segmentsRollAfterTheStoresAppendsPerObject() throws Exception {
+    PartitionLog log = open();
+    store.boundAppendsPerObject(3);
+    for (int i = 0; i < 7; i++) {
+      appendDurably(log, Batches.sized(200, 1000 + i));
+    }
+    // 3 + 3 + 1 appends: each durable append is one store append
+    assertEquals(3, files().stream().filter(f -> f.endsWith(".log")).count(), files().toString());
+    assertEquals(7, readAll(log).size());
+    // A recovered active segment may hold any number of appends: the first write rolls it.
+    engine.close();
+    store.close();
+    startEngine();
+    store.boundAppendsPerObject(3);
+    log = open();
+    appendDurably(log, Batches.sized(200, 2000));
+    assertEquals(4, files().stream().filter(f -> f.endsWith(".log")).count(), files().toString());
+    assertEquals(8, readAll(log).size());
+  }
+
+  @Test
   void logAppendTimeStampsTheBrokerTime() throws Exception {
     LogConfig c = LogConfig.defaults();
     LogConfig lat =
