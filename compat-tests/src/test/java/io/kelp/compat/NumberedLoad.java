@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,13 +24,20 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * An idempotent acks=all producer sending numbered records ({@code <partition>:<n>}) round-robin to
- * every partition of a topic from a thread of its own, as fast as about 20k records a second, while
- * a test breaks something. It remembers which records were acknowledged at which offset and which
- * failed, and checks what a consumer reads back afterwards: every acknowledged record exactly once,
- * at the offset it was acknowledged with, in send order per partition; a record whose send failed
- * may be there or not, but never twice.
+ * every partition of a topic from a thread of its own, as fast as about 20k records a second and
+ * with at most {@value #MAX_UNANSWERED} records unanswered, while a test breaks something. It
+ * remembers which records were acknowledged at which offset and which failed, and checks what a
+ * consumer reads back afterwards: every acknowledged record exactly once, at the offset it was
+ * acknowledged with, in send order per partition; a record whose send failed may be there or not,
+ * but never twice.
  */
 final class NumberedLoad implements AutoCloseable {
+  /**
+   * While the broker cannot store anything the sender waits rather than queueing up a million
+   * records, which would take longer to deliver and to read back than the test takes otherwise.
+   */
+  private static final int MAX_UNANSWERED = 20_000;
+
   /**
    * Producer settings that ride out a broker that is gone for a few seconds: short request timeouts
    * and reconnect backoffs, a delivery timeout of {@code deliveryTimeoutMs}.
@@ -57,6 +65,7 @@ final class NumberedLoad implements AutoCloseable {
   private final List<Map<Integer, Exception>> failed = new ArrayList<>();
   private final AtomicBoolean sending = new AtomicBoolean(true);
   private final AtomicInteger sent = new AtomicInteger();
+  private final Semaphore unanswered = new Semaphore(MAX_UNANSWERED);
   private final AtomicReference<Throwable> senderError = new AtomicReference<>();
   private final Thread sender;
 
@@ -79,6 +88,11 @@ final class NumberedLoad implements AutoCloseable {
       while (sending.get()) {
         for (int p = 0; p < partitions; p++) {
           int partition = p;
+          while (!unanswered.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+            if (!sending.get()) {
+              return;
+            }
+          }
           int seq = next[p]++;
           producer.send(
               new ProducerRecord<>(topic, partition, "key-" + partition, partition + ":" + seq),
@@ -88,6 +102,7 @@ final class NumberedLoad implements AutoCloseable {
                 } else {
                   failed.get(partition).put(seq, error);
                 }
+                unanswered.release();
               });
           sent.incrementAndGet();
         }
