@@ -1,10 +1,16 @@
 package io.kelp.compat;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.kelp.seaweed.WeedProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.BeforeEach;
@@ -120,6 +126,14 @@ class SeaweedFaultTest {
         }
       }
       kelp.stop();
+      // everything the restarts needed came from the filer
+      assertEquals(List.of(), list(kelp.dataDir()), "files in the broker's data directory");
+    }
+  }
+
+  private static List<Path> list(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(f -> !f.equals(dir)).toList();
     }
   }
 
