@@ -3,6 +3,7 @@ package io.kelp.compat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.kelp.seaweed.WeedProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -34,7 +35,14 @@ import java.util.stream.Stream;
  * bench/kafka/kafka-server} with the same flags; that mode exists to show that the tests themselves
  * are right, since they must pass against the reference.
  *
- * <p>Every start writes the broker's output to {@code target/kelp-<test>-<n>.log}.
+ * <p>Kelp keeps its data in the local store under a new data directory, or, with {@code
+ * -Dcompat.store=seaweedfs} (or {@link #startOnSeaweed}), in a real SeaweedFS: a {@code weed server
+ * -filer} of its own ({@link WeedProcess}) that lives as long as this object. {@link #restart}
+ * restarts only the broker, against the same filer, as an operator restarting Kelp would.
+ *
+ * <p>Every start writes the broker's output to {@code target/kelp-<test>-<n>.log} ({@code
+ * target/kelp-<test>-seaweedfs-<n>.log} on SeaweedFS, where weed writes {@code
+ * target/weed-<n>.log}).
  */
 public final class KelpProcess implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -48,21 +56,44 @@ public final class KelpProcess implements AutoCloseable {
   private static final Set<String> KAFKA_FLAGS =
       Set.of("--auto-create-topics", "--default-partitions");
 
+  /** Where a Kelp broker keeps its data. */
+  public enum Store {
+    LOCAL,
+    SEAWEEDFS;
+
+    /** The store {@code -Dcompat.store} names: {@code local} (the default) or {@code seaweedfs}. */
+    static Store configured() {
+      String name = System.getProperty("compat.store", "local");
+      return switch (name) {
+        case "local" -> LOCAL;
+        case "seaweedfs" -> SEAWEEDFS;
+        default ->
+            throw new IllegalArgumentException(
+                "compat.store must be local or seaweedfs, not " + name);
+      };
+    }
+  }
+
   private final String testName;
   private final boolean reference;
   private final Path dataDir;
   private final int port;
   private final int metricsPort;
   private final List<String> extraFlags;
+  private final Store store;
+  private WeedProcess weed;
   private Process process;
   private Path log;
   private final List<Path> logs = new ArrayList<>();
   private Thread pump;
   private volatile boolean ready;
 
-  private KelpProcess(String testName, List<String> extraFlags) throws IOException {
+  private KelpProcess(String testName, Store store, List<String> extraFlags) throws IOException {
     this.testName = testName;
     this.reference = "kafka".equals(System.getProperty("compat.broker", "kelp"));
+    // Apache Kafka keeps its log on the local disk whatever the store is; the store only
+    // matters for Kelp.
+    this.store = reference ? Store.LOCAL : store;
     this.dataDir = Files.createTempDirectory("kelp-" + testName + "-");
     this.port = freePort();
     this.metricsPort = freePort();
@@ -84,11 +115,25 @@ public final class KelpProcess implements AutoCloseable {
    * @param extraFlags more flags for {@code kelp serve}, such as {@code --default-partitions 3}
    */
   public static KelpProcess start(String testName, String... extraFlags) {
+    return start(testName, Store.configured(), extraFlags);
+  }
+
+  /**
+   * Starts a SeaweedFS and a broker on it, whatever {@code -Dcompat.store} says, for the tests of
+   * SeaweedFS faults.
+   */
+  public static KelpProcess startOnSeaweed(String testName, String... extraFlags) {
+    return start(testName, Store.SEAWEEDFS, extraFlags);
+  }
+
+  private static KelpProcess start(String testName, Store store, String... extraFlags) {
     try {
-      KelpProcess kelp = new KelpProcess(testName, List.of(extraFlags));
+      KelpProcess kelp = new KelpProcess(testName, store, List.of(extraFlags));
       try {
+        kelp.startWeed();
         kelp.launch();
       } catch (IOException | RuntimeException | Error e) {
+        kelp.closeWeed();
         kelp.deleteDataDir();
         throw e;
       }
@@ -114,6 +159,23 @@ public final class KelpProcess implements AutoCloseable {
 
   public Path dataDir() {
     return dataDir;
+  }
+
+  /** The store the broker runs on. */
+  public Store store() {
+    return store;
+  }
+
+  /**
+   * The SeaweedFS the broker stores into, to stop, kill or restart it.
+   *
+   * @throws IllegalStateException if the broker runs on the local store
+   */
+  public WeedProcess weed() {
+    if (weed == null) {
+      throw new IllegalStateException(testName + " runs on the " + store + " store, not SeaweedFS");
+    }
+    return weed;
   }
 
   /** The log of the current (or last) start. */
@@ -145,7 +207,10 @@ public final class KelpProcess implements AutoCloseable {
     assertNoLeaks();
   }
 
-  /** Starts the broker again on the same port and data directory; stops it first if it runs. */
+  /**
+   * Starts the broker again on the same port and data directory (and the same SeaweedFS); stops it
+   * first if it runs.
+   */
   public void restart() {
     if (isAlive()) {
       stop();
@@ -159,7 +224,7 @@ public final class KelpProcess implements AutoCloseable {
 
   /**
    * Kills the broker if it still runs, asserts that none of its starts reported a leaked buffer,
-   * and deletes its data directory.
+   * and deletes its data directory; stops its SeaweedFS and deletes that SeaweedFS's directory.
    */
   @Override
   public void close() {
@@ -169,7 +234,36 @@ public final class KelpProcess implements AutoCloseable {
       }
       assertNoLeaks();
     } finally {
-      deleteDataDir();
+      try {
+        deleteDataDir();
+      } finally {
+        closeWeed();
+      }
+    }
+  }
+
+  private void startWeed() throws IOException {
+    if (store != Store.SEAWEEDFS) {
+      return;
+    }
+    try {
+      weed = WeedProcess.start();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting SeaweedFS", e);
+    }
+  }
+
+  private void closeWeed() {
+    if (weed == null) {
+      return;
+    }
+    try {
+      weed.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      weed = null;
     }
   }
 
@@ -183,7 +277,9 @@ public final class KelpProcess implements AutoCloseable {
 
   private void launch() throws IOException {
     Files.createDirectories(Path.of("target"));
-    log = Path.of("target", "kelp-" + testName + "-" + STARTS.incrementAndGet() + ".log");
+    String storeTag = store == Store.SEAWEEDFS ? "-seaweedfs" : "";
+    log =
+        Path.of("target", "kelp-" + testName + storeTag + "-" + STARTS.incrementAndGet() + ".log");
     logs.add(log);
     ProcessBuilder builder = new ProcessBuilder(command()).redirectErrorStream(true);
     process = builder.start();
@@ -235,7 +331,8 @@ public final class KelpProcess implements AutoCloseable {
       String shown =
           String.join(" ", command())
               .replace(System.getProperty("java.class.path"), "<test class path>");
-      fail("broker " + why + "; command: " + shown + "; log " + log + tail());
+      String weedLog = weed == null ? "" : "; SeaweedFS log " + weed.log();
+      fail("broker " + why + "; command: " + shown + "; log " + log + weedLog + tail());
     }
   }
 
@@ -258,6 +355,9 @@ public final class KelpProcess implements AutoCloseable {
       cmd.add("serve");
       cmd.addAll(List.of("--listen", bootstrap(), "--data-dir", dataDir.toString()));
       cmd.addAll(List.of("--broker-id", "0", "--metrics-listen", "127.0.0.1:" + metricsPort));
+      if (store == Store.SEAWEEDFS) {
+        cmd.addAll(List.of("--store", "seaweedfs", "--filer", weed.filerAddress()));
+      }
       // Tests form groups at once; Kafka's reference configuration sets the same delay.
       cmd.addAll(List.of("--group-initial-rebalance-delay-ms", "0"));
       // KIP-848 members that crash are noticed after the broker's session timeout; Kafka's

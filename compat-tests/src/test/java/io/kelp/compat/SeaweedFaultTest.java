@@ -1,0 +1,145 @@
+package io.kelp.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.kelp.seaweed.WeedProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Kelp on a real SeaweedFS while an idempotent acks=all producer sends numbered records: SeaweedFS
+ * (master, volume server and filer in one {@code weed} process) is SIGKILLed and started again on
+ * the same directory and ports, or the broker is SIGKILLed and started again against the same
+ * filer. The producer may meet timeouts and retriable errors meanwhile; afterwards every
+ * acknowledged record is read back exactly once, at the offset it was acknowledged with, in send
+ * order per partition. The random seed is printed; rerun with {@code -Dcompat.crash.seed=N}.
+ */
+@Tag("seaweedfs")
+class SeaweedFaultTest {
+  private static final int PARTITIONS = 3;
+  private static final int RESTARTS = 3;
+
+  /**
+   * Long enough for a record to wait out a SeaweedFS restart, during which the store retries a
+   * write for up to 30 s before the broker answers with an error the producer retries.
+   */
+  private static final int DELIVERY_TIMEOUT_MS = 180_000;
+
+  private Random random;
+
+  @BeforeEach
+  void seed() {
+    assumeFalse(
+        "kafka".equals(System.getProperty("compat.broker")), "Apache Kafka has no SeaweedFS");
+    long seed = Long.getLong("compat.crash.seed", System.nanoTime());
+    random = new Random(seed);
+    System.out.println(
+        "SeaweedFaultTest seed " + seed + " (rerun with -Dcompat.crash.seed=" + seed + ")");
+  }
+
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveSeaweedRestarts() throws Exception {
+    String topic = "weed-restart";
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-weed")) {
+      createTopic(kelp, topic);
+      WeedProcess weed = kelp.weed();
+      try (NumberedLoad load =
+          new NumberedLoad(
+              kelp.bootstrap(),
+              topic,
+              PARTITIONS,
+              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
+        for (int restart = 1; restart <= RESTARTS; restart++) {
+          load.awaitProgress(500, "before SeaweedFS restart " + restart);
+          Thread.sleep(random.nextInt(2_000));
+          int ackedBefore = load.totalAcked();
+          long pid = weed.pid();
+          weed.kill();
+          System.out.println(
+              "SeaweedFS restart "
+                  + restart
+                  + " (pid "
+                  + pid
+                  + " SIGKILLed): "
+                  + ackedBefore
+                  + " acknowledged, "
+                  + load.sent()
+                  + " sent");
+          Thread.sleep(random.nextInt(2_000));
+          weed.restart();
+        }
+        load.awaitProgress(3_000, "after the last SeaweedFS restart");
+        load.finish();
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+          load.verify(consumer);
+        }
+      }
+      kelp.stop();
+    }
+  }
+
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveBrokerKillsOnSeaweed() throws Exception {
+    String topic = "broker-kill";
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-broker")) {
+      createTopic(kelp, topic);
+      try (NumberedLoad load =
+          new NumberedLoad(
+              kelp.bootstrap(),
+              topic,
+              PARTITIONS,
+              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
+        for (int kill = 1; kill <= RESTARTS; kill++) {
+          load.awaitProgress(500, "before broker kill " + kill);
+          Thread.sleep(random.nextInt(2_000));
+          int ackedBefore = load.totalAcked();
+          kelp.kill();
+          System.out.println(
+              "broker kill "
+                  + kill
+                  + ": "
+                  + ackedBefore
+                  + " acknowledged, "
+                  + load.sent()
+                  + " sent");
+          Thread.sleep(random.nextInt(1_000));
+          kelp.restart();
+        }
+        load.awaitProgress(3_000, "after the last broker restart");
+        load.finish();
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+          load.verify(consumer);
+        }
+      }
+      kelp.stop();
+      // everything the restarts needed came from the filer
+      assertEquals(List.of(), list(kelp.dataDir()), "files in the broker's data directory");
+    }
+  }
+
+  private static List<Path> list(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(f -> !f.equals(dir)).toList();
+    }
+  }
+
+  private static void createTopic(KelpProcess kelp, String topic) {
+    try (Admin admin = Clients.admin(kelp.bootstrap())) {
+      Clients.createTopic(admin, topic, PARTITIONS);
+    }
+  }
+}
