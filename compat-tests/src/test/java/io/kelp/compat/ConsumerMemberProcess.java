@@ -59,7 +59,10 @@ final class ConsumerMemberProcess implements AutoCloseable {
 
   /** SIGKILL; returns once the process is gone and everything it wrote has been read. */
   void kill() {
-    process.destroyForcibly();
+    // Through the process handle: Process.destroyForcibly() also closes our end of the pipe, which
+    // throws away what the member wrote just before it died (its last records and commits), and
+    // the ledger would then miss a commit the broker did take.
+    process.toHandle().destroyForcibly();
     awaitExit();
   }
 
