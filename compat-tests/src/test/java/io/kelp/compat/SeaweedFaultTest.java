@@ -1,6 +1,7 @@
 package io.kelp.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.kelp.seaweed.WeedProcess;
@@ -12,7 +13,11 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -128,6 +133,52 @@ class SeaweedFaultTest {
       kelp.stop();
       // everything the restarts needed came from the filer
       assertEquals(List.of(), list(kelp.dataDir()), "files in the broker's data directory");
+    }
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void brokerStartedBeforeSeaweedWaitsForIt() throws Exception {
+    String topic = "start-first";
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-startup")) {
+      createTopic(kelp, topic);
+      send(kelp, topic, "before");
+      kelp.stop();
+      WeedProcess weed = kelp.weed();
+      weed.stop();
+      // SeaweedFS comes back a few seconds after the broker has started: the broker waits for it
+      // instead of exiting.
+      Thread starter =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(6_000);
+                  weed.restart();
+                } catch (IOException | InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      starter.start();
+      kelp.restart();
+      starter.join();
+      assertTrue(
+          Files.readString(kelp.log()).contains("waiting for the SeaweedFS filer"),
+          "the broker started before the filer answered; log " + kelp.log());
+      send(kelp, topic, "after");
+      try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+        List<String> values =
+            Clients.readAll(consumer, new TopicPartition(topic, 0)).stream()
+                .map(ConsumerRecord::value)
+                .toList();
+        assertEquals(List.of("before", "after"), values);
+      }
+      kelp.stop();
+    }
+  }
+
+  private static void send(KelpProcess kelp, String topic, String value) throws Exception {
+    try (KafkaProducer<String, String> producer = Clients.producer(kelp.bootstrap())) {
+      producer.send(new ProducerRecord<>(topic, 0, "k", value)).get(30, TimeUnit.SECONDS);
     }
   }
 

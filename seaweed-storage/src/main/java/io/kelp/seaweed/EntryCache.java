@@ -1,6 +1,7 @@
 package io.kelp.seaweed;
 
 import io.kelp.seaweed.filer.FilerProto.Entry;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -15,18 +16,18 @@ import java.util.Optional;
  * that were written.
  */
 final class EntryCache {
-  private final Map<String, Entry> entries;
+  private final int maxEntries;
+  private final long maxBytes;
+  private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
+  private long bytes;
 
-  EntryCache(int maxEntries) {
-    this.entries =
-        new LinkedHashMap<>(64, 0.75f, true) {
-          private static final long serialVersionUID = 1L;
-
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
-            return size() > maxEntries;
-          }
-        };
+  /**
+   * @param maxEntries the most entries kept
+   * @param maxBytes the most serialized entry bytes kept (an entry grows with its chunk list)
+   */
+  EntryCache(int maxEntries, long maxBytes) {
+    this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
   }
 
   synchronized Optional<Entry> get(String path) {
@@ -34,16 +35,48 @@ final class EntryCache {
   }
 
   synchronized void put(String path, Entry entry) {
-    entries.put(path, entry);
+    long size = entry.getSerializedSize();
+    if (size > maxBytes) {
+      forget(path);
+      return;
+    }
+    Entry old = entries.put(path, entry);
+    if (old != null) {
+      bytes -= old.getSerializedSize();
+    }
+    bytes += size;
+    Iterator<Map.Entry<String, Entry>> eldest = entries.entrySet().iterator();
+    while ((entries.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
+      bytes -= eldest.next().getValue().getSerializedSize();
+      eldest.remove();
+    }
   }
 
   synchronized void forget(String path) {
-    entries.remove(path);
+    Entry old = entries.remove(path);
+    if (old != null) {
+      bytes -= old.getSerializedSize();
+    }
   }
 
   /** Drops {@code path} and everything under it. */
   synchronized void forgetTree(String path) {
     String prefix = path.endsWith("/") ? path : path + "/";
-    entries.keySet().removeIf(p -> p.equals(path) || p.startsWith(prefix));
+    Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<String, Entry> e = it.next();
+      if (e.getKey().equals(path) || e.getKey().startsWith(prefix)) {
+        bytes -= e.getValue().getSerializedSize();
+        it.remove();
+      }
+    }
+  }
+
+  synchronized int size() {
+    return entries.size();
+  }
+
+  synchronized long bytes() {
+    return bytes;
   }
 }

@@ -111,6 +111,7 @@ final class FilerClient implements AutoCloseable {
       }
       sleep(backoffMs);
       backoffMs = Math.min(1000, backoffMs * 2);
+      channel.resetConnectBackoff();
     }
   }
 
@@ -129,6 +130,56 @@ final class FilerClient implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting to retry the filer");
+    }
+  }
+
+  /**
+   * Waits until the filer answers a lookup, for a broker starting before its filer does: retries
+   * every half second, logging every 10 seconds, and gives up after {@code timeout}.
+   */
+  void awaitReachable(Duration timeout) throws IOException {
+    long start = System.nanoTime();
+    long lastLog = start;
+    LookupDirectoryEntryRequest request =
+        LookupDirectoryEntryRequest.newBuilder().setDirectory("/").setName("kelp").build();
+    while (true) {
+      try {
+        stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .lookupDirectoryEntry(request);
+        return;
+      } catch (StatusRuntimeException e) {
+        if (isNotFound(e.getStatus())) {
+          return; // the filer answered
+        }
+        if (!retriable(e)) {
+          throw new FilerException(
+              "the filer " + address + " refused a lookup: " + e.getStatus(), e);
+        }
+        long now = System.nanoTime();
+        if (now - start > timeout.toNanos()) {
+          throw new FilerException(
+              "the SeaweedFS filer at "
+                  + address
+                  + " (gRPC port +"
+                  + GRPC_PORT_OFFSET
+                  + ") did not answer within "
+                  + timeout.toSeconds()
+                  + " s: "
+                  + e.getStatus(),
+              e);
+        }
+        if (now - lastLog >= TimeUnit.SECONDS.toNanos(10) || lastLog == start) {
+          log.info(
+              "waiting for the SeaweedFS filer at {} (gRPC port +{}): {}",
+              address,
+              GRPC_PORT_OFFSET,
+              e.getStatus().getCode());
+          lastLog = now;
+        }
+      }
+      sleep(500);
+      // gRPC otherwise waits out its growing reconnect backoff (up to two minutes) after failures
+      channel.resetConnectBackoff();
     }
   }
 
@@ -217,6 +268,11 @@ final class FilerClient implements AutoCloseable {
   }
 
   /** One attempt of a transaction; the caller decides whether a retry is safe. */
+  /** Lets the next call try to connect at once, rather than after gRPC's reconnect backoff. */
+  void resetConnectBackoff() {
+    channel.resetConnectBackoff();
+  }
+
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
     return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
         .objectTransaction(request);
@@ -269,8 +325,12 @@ final class FilerClient implements AutoCloseable {
   }
 
   static boolean isNotFound(FilerException e) {
-    String description = e.status().getDescription();
-    return e.status().getCode() == Status.Code.NOT_FOUND
+    return isNotFound(e.status());
+  }
+
+  private static boolean isNotFound(Status status) {
+    String description = status.getDescription();
+    return status.getCode() == Status.Code.NOT_FOUND
         || (description != null && description.contains("no entry is found"));
   }
 

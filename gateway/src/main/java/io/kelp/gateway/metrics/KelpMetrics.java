@@ -1,12 +1,15 @@
 package io.kelp.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The broker's meters, in a Prometheus registry: requests and their latency per API, network bytes
@@ -43,6 +46,18 @@ public final class KelpMetrics {
     io.micrometer.core.instrument.Gauge.builder(
             "kelp.engine.pending.bytes", pendingBytes, s -> (double) s.getAsLong())
         .description("Appended bytes not yet durable in the store")
+        .register(registry);
+  }
+
+  /**
+   * Reports a stage of the store's writes (such as {@code upload} or {@code commit}) as a timer
+   * {@code kelp.store.write} tagged with the stage, from counters the store keeps.
+   */
+  public <T> void storeStage(
+      String stage, T source, ToLongFunction<T> count, ToDoubleFunction<T> totalNanos) {
+    FunctionTimer.builder("kelp.store.write", source, count, totalNanos, TimeUnit.NANOSECONDS)
+        .description("Time the store spends writing, by stage")
+        .tag("stage", stage)
         .register(registry);
   }
 

@@ -19,6 +19,7 @@ import io.kelp.gateway.metrics.KelpMetrics;
 import io.kelp.gateway.metrics.MetricsServer;
 import io.kelp.gateway.topic.TopicRegistry;
 import io.kelp.seaweed.SeaweedObjectStore;
+import io.kelp.seaweed.WriteTimings;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -41,6 +42,9 @@ public final class Broker implements AutoCloseable {
 
   /** How long a SeaweedFS write keeps retrying: about a producer's default request timeout. */
   private static final Duration SEAWEED_RETRY = Duration.ofSeconds(30);
+
+  /** How long a starting broker waits for its SeaweedFS filer to answer. */
+  private static final Duration FILER_STARTUP_WAIT = Duration.ofMinutes(5);
 
   /** How often group session and rebalance timeouts are checked. */
   private static final long GROUP_SWEEP_MS = 100;
@@ -106,6 +110,11 @@ public final class Broker implements AutoCloseable {
               config.requestThreads(), new DefaultThreadFactory("kelp-request", true));
       KelpMetrics metrics = new KelpMetrics();
       metrics.engineGauge(engine::pendingBytes);
+      if (store instanceof SeaweedObjectStore seaweed) {
+        WriteTimings t = seaweed.timings();
+        metrics.storeStage("upload", t, WriteTimings::uploads, WriteTimings::uploadNanos);
+        metrics.storeStage("commit", t, WriteTimings::commits, WriteTimings::commitNanos);
+      }
       BrokerServices services =
           new BrokerServices(
               config,
@@ -159,14 +168,22 @@ public final class Broker implements AutoCloseable {
   /** The store the configuration names: the local one under {@code dataDir}, or SeaweedFS. */
   private static ObjectStore openStore(BrokerConfig config, Path dataDir) throws IOException {
     if (config.store().equals("seaweedfs")) {
-      return new SeaweedObjectStore(
-          config.filer().toString(),
-          config.seaweedCollection(),
-          config.seaweedReplication(),
-          SEAWEED_RETRY,
-          config.seaweedReadCacheBytes(),
-          config.seaweedMaxAppendsPerObject(),
-          PooledByteBufAllocator.DEFAULT);
+      SeaweedObjectStore store =
+          new SeaweedObjectStore(
+              config.filer().toString(),
+              config.seaweedCollection(),
+              config.seaweedReplication(),
+              SEAWEED_RETRY,
+              config.seaweedReadCacheBytes(),
+              config.seaweedMaxAppendsPerObject(),
+              PooledByteBufAllocator.DEFAULT);
+      try {
+        store.awaitFiler(FILER_STARTUP_WAIT);
+      } catch (IOException e) {
+        store.close();
+        throw e;
+      }
+      return store;
     }
     Files.createDirectories(dataDir);
     return new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
