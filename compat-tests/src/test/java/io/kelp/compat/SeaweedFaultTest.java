@@ -57,8 +57,18 @@ class SeaweedFaultTest {
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void acknowledgedRecordsSurviveSeaweedRestarts() throws Exception {
-    String topic = "weed-restart";
-    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-weed")) {
+    survivesSeaweedRestarts("weed-restart");
+  }
+
+  /** Without fsync, a chunk is in the volume server's file, which a SIGKILL of weed keeps. */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveSeaweedRestartsWithoutFsync() throws Exception {
+    survivesSeaweedRestarts("weed-restart-nofsync", "--seaweed-fsync", "false");
+  }
+
+  private void survivesSeaweedRestarts(String topic, String... flags) throws Exception {
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-" + topic, flags)) {
       createTopic(kelp, topic);
       WeedProcess weed = kelp.weed();
       try (NumberedLoad load =

@@ -94,7 +94,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private static final long ENTRY_CACHE_BYTES = 16L << 20;
 
   private final FilerClient filer;
-  private final VolumeClient volumes = new VolumeClient();
+  private final VolumeClient volumes;
   private final ByteBufAllocator allocator;
   private final String collection;
   private final String replication;
@@ -112,6 +112,7 @@ public final class SeaweedObjectStore implements ObjectStore {
    * @param retryFor how long an operation keeps retrying while SeaweedFS is unreachable
    * @param readCacheBytes budget of the cache of chunks read (0: none)
    * @param maxAppendsPerObject what {@link #maxAppendsPerObject()} answers
+   * @param fsync whether volume servers fsync each chunk before an append or put returns
    */
   public SeaweedObjectStore(
       String filerAddress,
@@ -120,8 +121,10 @@ public final class SeaweedObjectStore implements ObjectStore {
       Duration retryFor,
       long readCacheBytes,
       long maxAppendsPerObject,
+      boolean fsync,
       ByteBufAllocator allocator) {
     this.filer = new FilerClient(filerAddress, retryFor);
+    this.volumes = new VolumeClient(fsync);
     this.collection = collection;
     this.replication = replication;
     this.retryFor = retryFor;
@@ -143,6 +146,7 @@ public final class SeaweedObjectStore implements ObjectStore {
         retryFor,
         DEFAULT_READ_CACHE_BYTES,
         DEFAULT_MAX_APPENDS_PER_OBJECT,
+        true,
         allocator);
   }
 

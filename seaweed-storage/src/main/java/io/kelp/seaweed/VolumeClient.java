@@ -12,10 +12,20 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
- * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers),
- * and a ranged GET reads part of one back.
+ * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers;
+ * without {@code fsync} it answers once the bytes are in its volume file, which survives a crash of
+ * the process but not of the machine), and a ranged GET reads part of one back.
  */
 final class VolumeClient {
+  private final String uploadQuery;
+
+  /**
+   * @param fsync whether uploads ask the volume server to fsync before answering
+   */
+  VolumeClient(boolean fsync) {
+    this.uploadQuery = fsync ? "?fsync=true" : "";
+  }
+
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -28,7 +38,7 @@ final class VolumeClient {
    */
   void upload(String volumeUrl, String fileId, String auth, byte[] data) throws IOException {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId + "?fsync=true"))
+        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId + uploadQuery))
             .timeout(TIMEOUT)
             .header("Content-Type", "application/octet-stream")
             .PUT(HttpRequest.BodyPublishers.ofByteArray(data));

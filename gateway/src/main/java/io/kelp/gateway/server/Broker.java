@@ -176,6 +176,7 @@ public final class Broker implements AutoCloseable {
               SEAWEED_RETRY,
               config.seaweedReadCacheBytes(),
               config.seaweedMaxAppendsPerObject(),
+              config.seaweedFsync(),
               PooledByteBufAllocator.DEFAULT);
       try {
         store.awaitFiler(FILER_STARTUP_WAIT);

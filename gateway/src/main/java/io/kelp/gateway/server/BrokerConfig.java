@@ -45,6 +45,7 @@ public final class BrokerConfig {
   public static final String SEAWEED_COLLECTION = "seaweed.collection";
   public static final String SEAWEED_READ_CACHE_BYTES = "seaweed.read.cache.bytes";
   public static final String SEAWEED_MAX_APPENDS_PER_OBJECT = "seaweed.max.appends.per.object";
+  public static final String SEAWEED_FSYNC = "seaweed.fsync";
   public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
   public static final String NETWORK_THREADS = "network.threads";
   public static final String REQUEST_THREADS = "request.threads";
@@ -129,6 +130,13 @@ public final class BrokerConfig {
               "N",
               Long.toString(SeaweedObjectStore.DEFAULT_MAX_APPENDS_PER_OBJECT),
               "Appends a segment takes on SeaweedFS before the next segment starts."),
+          new Setting(
+              SEAWEED_FSYNC,
+              "true|false",
+              "true",
+              "Whether volume servers fsync each chunk before Kelp acknowledges it; false keeps"
+                  + " acknowledged data safe from process crashes but not from power loss,"
+                  + " as Kafka without flush settings."),
           new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
           new Setting(
               SOCKET_REQUEST_MAX_BYTES,
@@ -311,6 +319,7 @@ public final class BrokerConfig {
     brokerId();
     metricsListen();
     autoCreateTopics();
+    seaweedFsync();
     List<String> problems = new ArrayList<>();
     if (defaultPartitions() < 1) {
       problems.add(DEFAULT_PARTITIONS);
@@ -512,6 +521,14 @@ public final class BrokerConfig {
 
   public long seaweedReadCacheBytes() {
     return longValue(SEAWEED_READ_CACHE_BYTES);
+  }
+
+  public boolean seaweedFsync() {
+    String v = string(SEAWEED_FSYNC).toLowerCase(Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw bad(SEAWEED_FSYNC, "must be true or false");
+    }
+    return v.equals("true");
   }
 
   public long seaweedMaxAppendsPerObject() {

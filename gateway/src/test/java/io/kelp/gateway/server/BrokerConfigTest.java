@@ -1,6 +1,7 @@
 package io.kelp.gateway.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,6 +24,8 @@ class BrokerConfigTest {
     assertEquals(1, c.defaultPartitions());
     assertEquals(104857600, c.socketRequestMaxBytes());
     assertEquals("local", c.store());
+    assertTrue(c.seaweedFsync());
+    assertEquals(32, c.seaweedMaxAppendsPerObject());
   }
 
   @Test
@@ -70,6 +73,9 @@ class BrokerConfigTest {
         IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("store", "seaweedfs")));
     assertThrows(
         IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("default.partitions", "0")));
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("seaweed.fsync", "maybe")));
+    assertFalse(BrokerConfig.of(Map.of("seaweed.fsync", "False")).seaweedFsync());
   }
 
   @Test
