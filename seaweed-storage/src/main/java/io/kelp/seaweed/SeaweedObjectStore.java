@@ -90,6 +90,10 @@ public final class SeaweedObjectStore implements ObjectStore {
   public static final long DEFAULT_MAX_APPENDS_PER_OBJECT = 32;
 
   private static final int ENTRY_CACHE_SIZE = 1024;
+
+  /** File ids per assignment made ahead: one master round trip per this many uploads. */
+  private static final int ASSIGN_BATCH = 16;
+
   private static final long ENTRY_CACHE_BYTES = 16L << 20;
 
   private final FilerClient filer;
@@ -101,7 +105,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final ChunkCache chunkCache;
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE, ENTRY_CACHE_BYTES);
   private final long maxAppendsPerObject;
-  private final FileIdPool fileIds = new FileIdPool(this::assign, 2);
+  private final FileIdPool fileIds = new FileIdPool(this::assign, ASSIGN_BATCH);
   private final WriteTimings timings = new WriteTimings();
 
   /**
@@ -610,10 +614,10 @@ public final class SeaweedObjectStore implements ObjectStore {
     return chunks;
   }
 
-  private AssignVolumeResponse assign(String path) throws IOException {
+  private AssignVolumeResponse assign(String path, int count) throws IOException {
     return filer.assign(
         AssignVolumeRequest.newBuilder()
-            .setCount(1)
+            .setCount(count)
             .setCollection(collection)
             .setReplication(replication)
             .setPath(path)
@@ -626,11 +630,11 @@ public final class SeaweedObjectStore implements ObjectStore {
     boolean first = true;
     while (true) {
       // After a failed upload, a fresh assignment: the ready one may be what failed.
-      AssignVolumeResponse assigned = first ? fileIds.take(split(path)[0]) : assign(path);
+      FileIdPool.FileId assigned =
+          first ? fileIds.take(split(path)[0]) : FileIdPool.FileId.of(assign(path, 1), 0);
       first = false;
       try {
-        volumes.upload(
-            assigned.getLocation().getUrl(), assigned.getFileId(), assigned.getAuth(), bytes);
+        volumes.upload(assigned.url(), assigned.uploadId(), assigned.auth(), bytes);
       } catch (IOException e) {
         if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
           throw new IOException("upload of a chunk of " + path + " failed", e);
@@ -640,7 +644,7 @@ public final class SeaweedObjectStore implements ObjectStore {
         continue;
       }
       return FileChunk.newBuilder()
-          .setFileId(assigned.getFileId())
+          .setFileId(assigned.fileId())
           .setOffset(offset)
           .setSize(bytes.length)
           .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
