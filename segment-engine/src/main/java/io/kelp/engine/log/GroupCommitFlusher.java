@@ -1,13 +1,17 @@
 package io.kelp.engine.log;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -22,12 +26,23 @@ import org.slf4j.LoggerFactory;
  * ended was measured slower, on the local store and on SeaweedFS alike: without the shared cycle
  * each partition's writes are smaller and more numerous.
  *
+ * <p>A cycle waits at most {@link #STALL_MS} for any one partition: a write still running then (a
+ * slow volume server, a filer retrying) goes on by itself, its partition sits out the cycles until
+ * it ends, and the other partitions keep being flushed meanwhile, so one slow write does not stall
+ * them.
+ *
  * <p>With flushMaxDelayMs above 0 a cycle waits up to that long after the first pending append, or
  * until flushMaxBytes are pending, trading latency for larger writes. A partition whose flush
  * failed is retried after a growing delay without holding up the others.
  */
 final class GroupCommitFlusher {
   private static final Logger log = LoggerFactory.getLogger(GroupCommitFlusher.class);
+
+  /**
+   * How long a cycle waits for one partition's write before the next cycle starts without it: well
+   * above a normal write on a local disk or SeaweedFS under load, so cycles keep batching.
+   */
+  static final long STALL_MS = 50;
 
   private final long maxDelayNanos;
   private final long maxBytes;
@@ -38,6 +53,9 @@ final class GroupCommitFlusher {
 
   /** Logs to flush, with the System.nanoTime() before which each must not be retried. */
   private final LinkedHashMap<SegmentLog, Long> dirty = new LinkedHashMap<>();
+
+  /** Logs whose write outlasted its cycle and still runs; guarded by {@link #lock}. */
+  private final Set<SegmentLog> lagging = new HashSet<>();
 
   private final Thread thread;
   private long firstDirtyNanos;
@@ -117,20 +135,52 @@ final class GroupCommitFlusher {
     }
   }
 
-  private void flushAll(List<SegmentLog> cycle) {
+  private void flushAll(List<SegmentLog> cycle) throws InterruptedException {
     List<CompletableFuture<SegmentLog.FlushOutcome>> futures = new ArrayList<>(cycle.size());
-    for (int i = 0; i < cycle.size() - 1; i++) {
-      SegmentLog l = cycle.get(i);
+    for (SegmentLog l : cycle) {
       futures.add(CompletableFuture.supplyAsync(() -> flushOne(l), io));
     }
-    // The flusher thread takes the last partition itself: one fewer hand-off when few are busy.
-    SegmentLog last = cycle.get(cycle.size() - 1);
-    futures.add(CompletableFuture.completedFuture(flushOne(last)));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STALL_MS);
     for (int i = 0; i < cycle.size(); i++) {
-      if (futures.get(i).join() == SegmentLog.FlushOutcome.RETRY) {
-        retryLater(cycle.get(i), cycle.get(i).retryDelayMs());
+      SegmentLog l = cycle.get(i);
+      CompletableFuture<SegmentLog.FlushOutcome> f = futures.get(i);
+      SegmentLog.FlushOutcome outcome;
+      try {
+        outcome = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        lagBehind(l, f);
+        continue;
+      } catch (ExecutionException e) {
+        outcome = SegmentLog.FlushOutcome.RETRY; // flushOne catches; not expected
+      }
+      if (outcome == SegmentLog.FlushOutcome.RETRY) {
+        retryLater(l, l.retryDelayMs());
       }
     }
+  }
+
+  /** Lets {@code l}'s write finish on its own; the log rejoins the cycles when it does. */
+  private void lagBehind(SegmentLog l, CompletableFuture<SegmentLog.FlushOutcome> write) {
+    lock.lock();
+    try {
+      lagging.add(l);
+    } finally {
+      lock.unlock();
+    }
+    write.whenComplete(
+        (outcome, error) -> {
+          lock.lock();
+          try {
+            lagging.remove(l);
+            if (outcome != SegmentLog.FlushOutcome.DONE) {
+              long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(l.retryDelayMs());
+              dirty.merge(l, at, Math::max);
+            }
+            changed.signal();
+          } finally {
+            lock.unlock();
+          }
+        });
   }
 
   private SegmentLog.FlushOutcome flushOne(SegmentLog l) {
@@ -147,13 +197,17 @@ final class GroupCommitFlusher {
     lock.lock();
     try {
       while (true) {
-        if (halted || (stopping && dirty.isEmpty())) {
+        if (halted || (stopping && dirty.isEmpty() && lagging.isEmpty())) {
           return null;
         }
         long now = System.nanoTime();
         long wakeAt = Long.MAX_VALUE;
         boolean anyDue = false;
-        for (long notBefore : dirty.values()) {
+        for (Map.Entry<SegmentLog, Long> e : dirty.entrySet()) {
+          if (lagging.contains(e.getKey())) {
+            continue; // it rejoins, with a signal, when its write ends
+          }
+          long notBefore = e.getValue();
           if (notBefore <= now) {
             anyDue = true;
           } else {
@@ -189,7 +243,7 @@ final class GroupCommitFlusher {
     Iterator<Map.Entry<SegmentLog, Long>> it = dirty.entrySet().iterator();
     while (it.hasNext()) {
       Map.Entry<SegmentLog, Long> e = it.next();
-      if (e.getValue() <= now) {
+      if (e.getValue() <= now && !lagging.contains(e.getKey())) {
         due.add(e.getKey());
         it.remove();
       }
@@ -203,8 +257,20 @@ final class GroupCommitFlusher {
     thread.join(timeoutMs);
   }
 
+  /**
+   * Whether the flusher may still touch pending data: its thread runs, or a write that outlasted
+   * its cycle has not ended yet.
+   */
   boolean isAlive() {
-    return thread.isAlive();
+    if (thread.isAlive()) {
+      return true;
+    }
+    lock.lock();
+    try {
+      return !lagging.isEmpty();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Stops the thread after the current cycle, whatever is queued. */

@@ -25,6 +25,8 @@ final class FaultInjectingStore implements ObjectStore {
   private volatile int failingAppendWrites;
   private volatile CountDownLatch gate;
   private volatile long appendDelayMs;
+  private volatile String gatedPrefix;
+  private volatile CountDownLatch prefixGate;
   private volatile long maxAppendsPerObject = Long.MAX_VALUE;
   final AtomicLong appends = new AtomicLong();
   final AtomicLong readBytes = new AtomicLong();
@@ -72,6 +74,21 @@ final class FaultInjectingStore implements ObjectStore {
     }
   }
 
+  /** Appends to paths under {@code prefix} wait until {@link #openPrefixGate()}. */
+  void closeGateFor(String prefix) {
+    prefixGate = new CountDownLatch(1);
+    gatedPrefix = prefix;
+  }
+
+  void openPrefixGate() {
+    CountDownLatch g = prefixGate;
+    gatedPrefix = null;
+    prefixGate = null;
+    if (g != null) {
+      g.countDown();
+    }
+  }
+
   void slowAppends(long delayMs) {
     appendDelayMs = delayMs;
   }
@@ -85,6 +102,16 @@ final class FaultInjectingStore implements ObjectStore {
   @Override
   public void append(String path, ByteBuf data, Fence fence) throws IOException {
     check();
+    String prefix = gatedPrefix;
+    CountDownLatch pg = prefixGate;
+    if (prefix != null && pg != null && path.startsWith(prefix)) {
+      try {
+        pg.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted at the gate", e);
+      }
+    }
     CountDownLatch g = gate;
     if (g != null) {
       try {

@@ -51,6 +51,37 @@ class GroupCommitFlusherTest extends LogTestSupport {
   }
 
   @Test
+  void oneSlowWriteDoesNotStallTheOtherPartitions() throws Exception {
+    startEngine();
+    PartitionLog slow =
+        engine.open(new TopicPartition("s", 0), "/topics/kafka/s/v1/p0", LogConfig.defaults(), 1);
+    PartitionLog fast =
+        engine.open(new TopicPartition("f", 0), "/topics/kafka/f/v1/p0", LogConfig.defaults(), 1);
+    // a write that hangs, as on a stuck volume server: only a gate in the store can do that
+    store.closeGateFor("/topics/kafka/s/");
+    AppendResult stuck = append(slow, Batches.batch("s", 1, 1000));
+    // the slow partition's write and the fast one's may share a cycle: write to both
+    append(fast, Batches.batch("f0", 1, 1000)).durable().get(10, TimeUnit.SECONDS);
+    for (int i = 1; i <= 20; i++) {
+      append(fast, Batches.batch("f" + i, 1, 1000)).durable().get(10, TimeUnit.SECONDS);
+      if (i % 5 == 0) {
+        append(slow, Batches.batch("s" + i, 1, 1000)); // queued behind the stuck write
+      }
+    }
+    assertEquals(21, fast.highWatermark());
+    assertFalse(stuck.durable().isDone(), "the stuck write completed");
+    assertEquals(0, slow.highWatermark());
+    store.openPrefixGate();
+    stuck.durable().get(10, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (slow.highWatermark() < 5 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertEquals(5, slow.highWatermark(), "what queued behind the stuck write is written after it");
+    assertEquals(5, readAll(slow).size());
+  }
+
+  @Test
   void aFlushDelayWaitsForMoreDataUntilFlushMaxBytes() throws Exception {
     int batch = Batches.sized(1000, 1).readableBytes();
     engineConfig = quietConfig(60_000, 5L * batch, 64 << 20, 1 << 20, 2);
