@@ -35,10 +35,8 @@ class GroupCommitFlusherTest extends LogTestSupport {
   @Test
   void onePartitionsFailingStoreDoesNotHoldUpTheOthers() throws Exception {
     startEngine();
-    PartitionLog a =
-        engine.open(new TopicPartition("a", 0), "/topics/kafka/a/v1/p0", LogConfig.defaults(), 1);
-    PartitionLog b =
-        engine.open(new TopicPartition("b", 0), "/topics/kafka/b/v1/p0", LogConfig.defaults(), 1);
+    PartitionLog a = openTopic("a");
+    PartitionLog b = openTopic("b");
     store.failAppends(3, 0);
     AppendResult ra = append(a, Batches.batch("a", 1, 1000));
     Thread.sleep(20);
@@ -53,10 +51,8 @@ class GroupCommitFlusherTest extends LogTestSupport {
   @Test
   void oneSlowWriteDoesNotStallTheOtherPartitions() throws Exception {
     startEngine();
-    PartitionLog slow =
-        engine.open(new TopicPartition("s", 0), "/topics/kafka/s/v1/p0", LogConfig.defaults(), 1);
-    PartitionLog fast =
-        engine.open(new TopicPartition("f", 0), "/topics/kafka/f/v1/p0", LogConfig.defaults(), 1);
+    PartitionLog slow = openTopic("s");
+    PartitionLog fast = openTopic("f");
     // a write that hangs, as on a stuck volume server: only a gate in the store can do that
     store.closeGateFor("/topics/kafka/s/");
     AppendResult stuck = append(slow, Batches.batch("s", 1, 1000));
@@ -110,5 +106,11 @@ class GroupCommitFlusherTest extends LogTestSupport {
     assertEquals(AppendResult.Status.NOT_OWNER, append(log, Batches.batch("b", 1, 1)).status());
     log = open();
     assertEquals(0, log.logEndOffset());
+  }
+
+  /** Partition 0 of a topic of its own, opened on the running engine. */
+  private PartitionLog openTopic(String topic) throws Exception {
+    return engine.open(
+        new TopicPartition(topic, 0), "/topics/kafka/" + topic + "/v1/p0", LogConfig.defaults(), 1);
   }
 }
