@@ -20,14 +20,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,22 +53,20 @@ import java.util.concurrent.CompletionException;
  * atomic.
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
- * #EPOCH_FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
- * #ETAG_KEY} attribute, mirrored in the MD5 attribute) is a digest of the epoch. A claim is a
- * compare-and-set: a transaction that replaces the marker only if its ETag is still the one read
- * (or it is still absent). Every fenced append or put is a transaction locked on the marker whose
- * condition is "the marker's ETag is the digest of my epoch". The filer evaluates the condition and
- * applies the write under its lock for the marker path, and claims take the same lock, so once a
- * higher claim has returned no write with a lower epoch can land: it fails with {@link
- * FencedException}. Limits: the filer's per-path lock is local to one filer; with several filers
- * the transactions name the marker as their route key, which sends them to the filer that owns it
- * in the filer ring, so the guarantee holds as long as that forwarding does. Durability of the
- * entry itself is the filer store's: the default leveldb store survives a filer process crash but
- * does not fsync each write, so a machine crash of the filer host can lose its last updates.
+ * EpochMarker#FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
+ * EpochMarker#ETAG_KEY} attribute, mirrored in the MD5 attribute) is a digest of the epoch. A claim
+ * is a compare-and-set: a transaction that replaces the marker only if its ETag is still the one
+ * read (or it is still absent). Every fenced append or put is a transaction locked on the marker
+ * whose condition is "the marker's ETag is the digest of my epoch". The filer evaluates the
+ * condition and applies the write under its lock for the marker path, and claims take the same
+ * lock, so once a higher claim has returned no write with a lower epoch can land: it fails with
+ * {@link FencedException}. Limits: the filer's per-path lock is local to one filer; with several
+ * filers the transactions name the marker as their route key, which sends them to the filer that
+ * owns it in the filer ring, so the guarantee holds as long as that forwarding does. Durability of
+ * the entry itself is the filer store's: the default leveldb store survives a filer process crash
+ * but does not fsync each write, so a machine crash of the filer host can lose its last updates.
  */
 public final class SeaweedObjectStore implements ObjectStore {
-  static final String EPOCH_FILE = "owner.epoch";
-  static final String ETAG_KEY = "Seaweed-X-Amz-ETag";
   static final int INLINE_LIMIT = 64 * 1024;
   static final int MAX_CHUNK = 8 << 20;
   private static final Duration DEFAULT_RETRY = Duration.ofSeconds(60);
@@ -321,12 +315,12 @@ public final class SeaweedObjectStore implements ObjectStore {
     if (fence == null) {
       request.setLockKey(path).setRouteKey(path);
     } else {
-      String marker = FilerClient.join(fence.directory(), EPOCH_FILE);
+      String marker = FilerClient.join(fence.directory(), EpochMarker.FILE);
       request
           .setLockKey(marker)
           .setRouteKey(marker)
           .setConditionKey(marker)
-          .setCondition(etagIs(epochTag(fence.epoch())));
+          .setCondition(EpochMarker.etagIs(EpochMarker.tag(fence.epoch())));
     }
     return request.addMutations(mutation).build();
   }
@@ -488,7 +482,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       throw e;
     }
     for (Entry e : entries) {
-      if (!e.getName().equals(EPOCH_FILE)) {
+      if (!e.getName().equals(EpochMarker.FILE)) {
         children.add(info(e));
       }
     }
@@ -505,19 +499,19 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public long claim(String directory, long epoch) throws IOException {
-    String[] p = split(FilerClient.join(directory, EPOCH_FILE));
+    String[] p = split(FilerClient.join(directory, EpochMarker.FILE));
     String marker = FilerClient.join(p[0], p[1]);
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
     while (true) {
       Optional<Entry> current = filer.lookup(p[0], p[1]);
-      long recorded = current.map(SeaweedObjectStore::recordedEpoch).orElse(Long.MIN_VALUE);
+      long recorded = current.map(EpochMarker::recorded).orElse(Long.MIN_VALUE);
       if (recorded >= epoch) {
         return recorded;
       }
       WriteCondition unchanged =
           current.isPresent()
-              ? etagIs(epochTag(recorded))
+              ? EpochMarker.etagIs(EpochMarker.tag(recorded))
               : WriteCondition.newBuilder()
                   .addClauses(
                       WriteCondition.Clause.newBuilder().setKind(WriteCondition.Kind.IF_NOT_EXISTS))
@@ -531,7 +525,7 @@ public final class SeaweedObjectStore implements ObjectStore {
                   ObjectMutation.newBuilder()
                       .setType(ObjectMutation.Type.PUT)
                       .setDirectory(p[0])
-                      .setEntry(epochEntry(epoch)))
+                      .setEntry(EpochMarker.entry(epoch)))
               .build();
       ObjectTransactionResponse response;
       try {
@@ -549,48 +543,6 @@ public final class SeaweedObjectStore implements ObjectStore {
       }
       return epoch;
     }
-  }
-
-  /**
-   * The epoch marker. Content: the epoch in decimal ASCII. ETag ({@value #ETAG_KEY}) and MD5
-   * attribute: the MD5 of {@code "kelp owner epoch <epoch>"}, what fenced writes compare against.
-   */
-  private static Entry epochEntry(long epoch) {
-    byte[] digest = md5(("kelp owner epoch " + epoch).getBytes(StandardCharsets.US_ASCII));
-    long now = System.currentTimeMillis() / 1000;
-    byte[] content = Long.toString(epoch).getBytes(StandardCharsets.US_ASCII);
-    return Entry.newBuilder()
-        .setName(EPOCH_FILE)
-        .setContent(ByteString.copyFrom(content))
-        .setAttributes(
-            newAttributes(now).toBuilder()
-                .setFileSize(content.length)
-                .setMd5(ByteString.copyFrom(digest)))
-        .putExtended(ETAG_KEY, ByteString.copyFromUtf8(HexFormat.of().formatHex(digest)))
-        .build();
-  }
-
-  static String epochTag(long epoch) {
-    return HexFormat.of()
-        .formatHex(md5(("kelp owner epoch " + epoch).getBytes(StandardCharsets.US_ASCII)));
-  }
-
-  private static long recordedEpoch(Entry marker) {
-    String text = marker.getContent().toStringUtf8().trim();
-    try {
-      return Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      return Long.MIN_VALUE;
-    }
-  }
-
-  private static WriteCondition etagIs(String tag) {
-    return WriteCondition.newBuilder()
-        .addClauses(
-            WriteCondition.Clause.newBuilder()
-                .setKind(WriteCondition.Kind.IF_ETAG_MATCH)
-                .addEtags(tag))
-        .build();
   }
 
   /** "The entry still has exactly these chunks" (an absent entry has none). */
@@ -683,7 +635,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     return new ObjectInfo(e.getName(), e.getIsDirectory(), e.getIsDirectory() ? 0 : size(e));
   }
 
-  private static FuseAttributes newAttributes(long nowSeconds) {
+  static FuseAttributes newAttributes(long nowSeconds) {
     return FuseAttributes.newBuilder()
         .setCrtime(nowSeconds)
         .setMtime(nowSeconds)
@@ -698,14 +650,6 @@ public final class SeaweedObjectStore implements ObjectStore {
     }
     int slash = path.lastIndexOf('/');
     return new String[] {slash == 0 ? "/" : path.substring(0, slash), path.substring(slash + 1)};
-  }
-
-  private static byte[] md5(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("MD5").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JDK always has MD5", e);
-    }
   }
 
   @Override
