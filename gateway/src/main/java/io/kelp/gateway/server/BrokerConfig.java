@@ -432,6 +432,14 @@ public final class BrokerConfig {
     return values.get(key);
   }
 
+  private boolean booleanValue(String key) {
+    String v = string(key).toLowerCase(Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw bad(key, "must be true or false");
+    }
+    return v.equals("true");
+  }
+
   private long longValue(String key) {
     try {
       return Long.parseLong(values.get(key));
@@ -484,11 +492,7 @@ public final class BrokerConfig {
   }
 
   public boolean autoCreateTopics() {
-    String v = string(AUTO_CREATE_TOPICS).toLowerCase(Locale.ROOT);
-    if (!v.equals("true") && !v.equals("false")) {
-      throw bad(AUTO_CREATE_TOPICS, "must be true or false");
-    }
-    return v.equals("true");
+    return booleanValue(AUTO_CREATE_TOPICS);
   }
 
   public int defaultPartitions() {
@@ -524,11 +528,7 @@ public final class BrokerConfig {
   }
 
   public boolean seaweedFsync() {
-    String v = string(SEAWEED_FSYNC).toLowerCase(Locale.ROOT);
-    if (!v.equals("true") && !v.equals("false")) {
-      throw bad(SEAWEED_FSYNC, "must be true or false");
-    }
-    return v.equals("true");
+    return booleanValue(SEAWEED_FSYNC);
   }
 
   public long seaweedMaxAppendsPerObject() {
