@@ -19,10 +19,13 @@ import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -89,6 +92,9 @@ public final class SeaweedObjectStore implements ObjectStore {
   private static final int ASSIGN_BATCH = 16;
 
   private static final long ENTRY_CACHE_BYTES = 16L << 20;
+
+  /** The directory whose storage rules the start-up check's chunk follows. */
+  private static final String CHECK_DIRECTORY = "/kelp";
 
   private final FilerClient filer;
   private final VolumeClient volumes;
@@ -226,7 +232,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       size = size(current.get());
       if (!current.get().getContent().isEmpty()) {
         byte[] inline = current.get().getContent().toByteArray();
-        next.clearContent().addChunks(uploadChunk(path, inline, 0));
+        next.clearContent().addChunks(uploadChunk(path, Unpooled.wrappedBuffer(inline), 0));
       }
     } else {
       next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
@@ -560,7 +566,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     int total = data.readableBytes();
     for (int done = 0; done < total; ) {
       int n = Math.min(MAX_CHUNK, total - done);
-      chunks.add(uploadChunk(path, ByteBufUtil.getBytes(data, start + done, n), done));
+      chunks.add(uploadChunk(path, data.slice(start + done, n), done));
       done += n;
     }
     return chunks;
@@ -576,7 +582,7 @@ public final class SeaweedObjectStore implements ObjectStore {
             .build());
   }
 
-  private FileChunk uploadChunk(String path, byte[] bytes, long offset) throws IOException {
+  private FileChunk uploadChunk(String path, ByteBuf bytes, long offset) throws IOException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
     boolean first = true;
@@ -598,7 +604,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       return FileChunk.newBuilder()
           .setFileId(assigned.fileId())
           .setOffset(offset)
-          .setSize(bytes.length)
+          .setSize(bytes.readableBytes())
           .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
           // No e_tag: as with SeaweedFS's own writers unless asked for one, which saves an MD5 of
           // every byte (a fifth of the broker's CPU under produce load); record batches carry
@@ -665,6 +671,35 @@ public final class SeaweedObjectStore implements ObjectStore {
     filer.awaitReachable(timeout);
   }
 
+  /**
+   * Stores a small chunk on a volume server the filer assigns, reads it back and deletes it, once:
+   * a broker that cannot reach the volume servers (an address only valid inside another network,
+   * say) says so at start rather than at its first write, and the first produce request does not
+   * pay for setting up the upload path. Returns the volume server's address.
+   *
+   * @throws IOException if the chunk could not be stored or read back
+   */
+  public String checkVolumes() throws IOException {
+    return checkVolumeChunk().url();
+  }
+
+  /** {@link #checkVolumes}, returning the id the test chunk had. */
+  FileIdPool.FileId checkVolumeChunk() throws IOException {
+    AssignVolumeResponse assigned = assign(CHECK_DIRECTORY, 1);
+    FileIdPool.FileId id = FileIdPool.FileId.of(assigned, 0);
+    byte[] probe = "kelp".getBytes(StandardCharsets.US_ASCII);
+    volumes.upload(id.url(), id.uploadId(), id.auth(), Unpooled.wrappedBuffer(probe));
+    try {
+      byte[] back = volumes.read(id.url(), id.uploadId(), 0, probe.length);
+      if (!Arrays.equals(back, probe)) {
+        throw new IOException("volume server " + id.url() + " returned other bytes than stored");
+      }
+    } finally {
+      volumes.delete(id.url(), id.uploadId(), id.auth());
+    }
+    return id;
+  }
+
   /** Upload and filer-transaction counts and times of appends, for metrics. */
   public WriteTimings timings() {
     return timings;
@@ -677,6 +712,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public void close() {
+    volumes.close();
     fileIds.close();
     filer.close();
   }

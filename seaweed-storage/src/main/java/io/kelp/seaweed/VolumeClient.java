@@ -1,5 +1,6 @@
 package io.kelp.seaweed;
 
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -16,7 +17,7 @@ import java.util.concurrent.CompletionException;
  * without {@code fsync} it answers once the bytes are in its volume file, which survives a crash of
  * the process but not of the machine), and a ranged GET reads part of one back.
  */
-final class VolumeClient {
+final class VolumeClient implements AutoCloseable {
   private final String uploadQuery;
 
   /**
@@ -27,6 +28,11 @@ final class VolumeClient {
   }
 
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final String[] CONTENT_TYPE = {"Content-Type", "application/octet-stream"};
+
+  /** Uploads: on the caller's thread, over kept-alive sockets (see {@link PlainHttp}). */
+  private final PlainHttp uploads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
+
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -34,23 +40,50 @@ final class VolumeClient {
           .build();
 
   /**
-   * Stores {@code data} as the chunk {@code fileId}; {@code auth} is the JWT from assign, if any.
+   * Stores {@code data} (its readable bytes, left unchanged) as the chunk {@code fileId}; {@code
+   * auth} is the JWT from assign, if any.
    */
-  void upload(String volumeUrl, String fileId, String auth, byte[] data) throws IOException {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId + uploadQuery))
-            .timeout(TIMEOUT)
-            .header("Content-Type", "application/octet-stream")
-            .PUT(HttpRequest.BodyPublishers.ofByteArray(data));
-    if (!auth.isEmpty()) {
-      request.header("Authorization", "BEARER " + auth);
-    }
-    HttpResponse<String> response = send(request.build(), HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() >= 300) {
+  void upload(String volumeUrl, String fileId, String auth, ByteBuf data) throws IOException {
+    PlainHttp.Response response =
+        auth.isEmpty()
+            ? uploads.send(volumeUrl, "PUT", "/" + fileId + uploadQuery, data, CONTENT_TYPE)
+            : uploads.send(
+                volumeUrl,
+                "PUT",
+                "/" + fileId + uploadQuery,
+                data,
+                CONTENT_TYPE[0],
+                CONTENT_TYPE[1],
+                "Authorization",
+                "BEARER " + auth);
+    if (response.status() >= 300) {
       throw new IOException(
           "upload of chunk "
               + fileId
               + " to volume server "
+              + volumeUrl
+              + " failed: HTTP "
+              + response.status()
+              + " "
+              + response.text());
+    }
+  }
+
+  /** Deletes chunk {@code fileId}; {@code auth} is the JWT from assign, if any. */
+  void delete(String volumeUrl, String fileId, String auth) throws IOException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
+            .timeout(TIMEOUT)
+            .DELETE();
+    if (!auth.isEmpty()) {
+      request.header("Authorization", "BEARER " + auth);
+    }
+    HttpResponse<String> response = send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300 && response.statusCode() != 404) {
+      throw new IOException(
+          "delete of chunk "
+              + fileId
+              + " on volume server "
               + volumeUrl
               + " failed: HTTP "
               + response.statusCode()
@@ -131,5 +164,10 @@ final class VolumeClient {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted talking to " + request.uri());
     }
+  }
+
+  @Override
+  public void close() {
+    uploads.close();
   }
 }

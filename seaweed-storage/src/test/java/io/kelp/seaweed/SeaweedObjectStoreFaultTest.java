@@ -3,6 +3,7 @@ package io.kelp.seaweed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
@@ -10,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,6 +166,25 @@ class SeaweedObjectStoreFaultTest {
           }
         }
       }
+    }
+  }
+
+  @Test
+  void theStartUpCheckNamesTheVolumeServerAndFailsWithoutOne() throws Exception {
+    try (SeaweedObjectStore store =
+        new SeaweedObjectStore(
+            weed.filerAddress(), "", "", Duration.ofSeconds(2), PooledByteBufAllocator.DEFAULT)) {
+      FileIdPool.FileId chunk = store.checkVolumeChunk();
+      assertEquals(weed.volumeAddress(), chunk.url());
+      // The test chunk was deleted again.
+      IOException gone =
+          assertThrows(
+              IOException.class,
+              () -> new VolumeClient(true).read(chunk.url(), chunk.uploadId(), 0, 4));
+      assertTrue(gone.getMessage().contains("HTTP 404"), gone.getMessage());
+      assertEquals(weed.volumeAddress(), store.checkVolumes());
+      weed.stop();
+      assertThrows(IOException.class, store::checkVolumes);
     }
   }
 

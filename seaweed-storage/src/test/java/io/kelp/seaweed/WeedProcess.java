@@ -78,6 +78,11 @@ public final class WeedProcess implements AutoCloseable {
     return "127.0.0.1:" + filerPort;
   }
 
+  /** The volume server's address, {@code 127.0.0.1:<http port>}, as the master hands it out. */
+  public String volumeAddress() {
+    return "127.0.0.1:" + volumePort;
+  }
+
   public int filerGrpcPort() {
     return filerPort + GRPC_OFFSET;
   }

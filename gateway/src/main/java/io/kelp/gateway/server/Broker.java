@@ -184,6 +184,15 @@ public final class Broker implements AutoCloseable {
         store.close();
         throw e;
       }
+      try {
+        LOG.info("SeaweedFS volume server {} stores and serves chunks", store.checkVolumes());
+      } catch (IOException e) {
+        // Writes retry until a volume server takes them; the broker still starts.
+        LOG.warn(
+            "SeaweedFS: storing a test chunk failed; produce requests will wait for a volume"
+                + " server that answers: {}",
+            e.toString());
+      }
       return store;
     }
     Files.createDirectories(dataDir);

@@ -1,0 +1,323 @@
+package io.kelp.seaweed;
+
+import io.netty.buffer.ByteBuf;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A small HTTP/1.1 client for chunk uploads: the request is written by the calling thread straight
+ * from the caller's buffer into a kept-alive socket, and the answer read back on the same thread.
+ * The JDK's HttpClient hands every request to its selector thread and back, which under produce
+ * load cost the broker a fifth of its CPU time and a thread switch each way; uploads are small,
+ * sequential per caller and go to few volume servers, which a pool of plain sockets serves well.
+ *
+ * <p>Answers with a Content-Length, chunked answers and answers ended by closing the connection are
+ * understood. A request on a kept-alive connection that the server had already closed is sent once
+ * more on a new one (a PUT of the same chunk id stores the same bytes again). Thread-safe.
+ */
+final class PlainHttp implements AutoCloseable {
+  /** Response bodies beyond this are cut (they are only kept for error messages). */
+  static final int MAX_BODY = 64 << 10;
+
+  private static final int MAX_HEAD = 16 << 10;
+  private static final int MAX_IDLE_PER_HOST = 32;
+
+  private final int connectTimeoutMs;
+  private final int readTimeoutMs;
+  private final Map<String, ArrayDeque<Connection>> idle = new HashMap<>();
+  private boolean closed;
+
+  /** A status code and (the first {@link #MAX_BODY} bytes of) the body. */
+  record Response(int status, byte[] body) {
+    String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  PlainHttp(int connectTimeoutMs, int readTimeoutMs) {
+    this.connectTimeoutMs = connectTimeoutMs;
+    this.readTimeoutMs = readTimeoutMs;
+  }
+
+  /**
+   * Sends {@code method pathAndQuery} to {@code hostPort} with {@code body} (may be null) and the
+   * given extra headers (name, value, name, value, ...), and reads the answer.
+   */
+  Response send(
+      String hostPort, String method, String pathAndQuery, ByteBuf body, String... headers)
+      throws IOException {
+    byte[] head = head(hostPort, method, pathAndQuery, body, headers);
+    for (int attempt = 1; ; attempt++) {
+      Connection c = attempt == 1 ? take(hostPort) : null;
+      boolean reused = c != null;
+      if (c == null) {
+        c = connect(hostPort);
+      }
+      boolean keep = false;
+      try {
+        c.out.write(head);
+        if (body != null && body.isReadable()) {
+          body.getBytes(body.readerIndex(), c.out, body.readableBytes());
+        }
+        c.out.flush();
+        Response response = read(c);
+        keep = c.keepAlive;
+        return response;
+      } catch (IOException e) {
+        // A kept-alive connection the server closed meanwhile fails at once: try a fresh one.
+        if (!reused || attempt > 1 || e instanceof SocketTimeoutException) {
+          throw e;
+        }
+      } finally {
+        if (keep) {
+          give(hostPort, c);
+        } else {
+          c.close();
+        }
+      }
+    }
+  }
+
+  private static byte[] head(
+      String hostPort, String method, String pathAndQuery, ByteBuf body, String... headers) {
+    StringBuilder b = new StringBuilder(160);
+    b.append(method).append(' ').append(pathAndQuery).append(" HTTP/1.1\r\n");
+    b.append("Host: ").append(hostPort).append("\r\n");
+    b.append("Content-Length: ").append(body == null ? 0 : body.readableBytes()).append("\r\n");
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      b.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+    }
+    b.append("\r\n");
+    return b.toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private Response read(Connection c) throws IOException {
+    InputStream in = c.in;
+    String status = line(in);
+    if (status == null) {
+      throw new EOFException("connection closed before an answer");
+    }
+    String[] parts = status.split(" ", 3);
+    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+      throw new IOException("not an HTTP/1.x answer: " + status);
+    }
+    int code;
+    try {
+      code = Integer.parseInt(parts[1]);
+    } catch (NumberFormatException e) {
+      throw new IOException("not an HTTP/1.x answer: " + status);
+    }
+    long length = -1;
+    boolean chunked = false;
+    boolean keepAlive = parts[0].equals("HTTP/1.1");
+    int headBytes = status.length();
+    for (String h; (h = line(in)) != null && !h.isEmpty(); ) {
+      headBytes += h.length();
+      if (headBytes > MAX_HEAD) {
+        throw new IOException("answer headers longer than " + MAX_HEAD + " bytes");
+      }
+      int colon = h.indexOf(':');
+      if (colon <= 0) {
+        continue;
+      }
+      String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+      String value = h.substring(colon + 1).trim();
+      switch (name) {
+        case "content-length" -> {
+          try {
+            length = Long.parseLong(value);
+          } catch (NumberFormatException e) {
+            throw new IOException("bad Content-Length: " + value);
+          }
+        }
+        case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
+        case "connection" -> {
+          String v = value.toLowerCase(Locale.ROOT);
+          if (v.contains("close")) {
+            keepAlive = false;
+          } else if (v.contains("keep-alive")) {
+            keepAlive = true;
+          }
+        }
+        default -> {}
+      }
+    }
+    Body body = new Body();
+    if (chunked) {
+      while (true) {
+        String size = line(in);
+        if (size == null) {
+          throw new EOFException("chunked answer ended early");
+        }
+        int semi = size.indexOf(';');
+        long n;
+        try {
+          n = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+        } catch (NumberFormatException e) {
+          throw new IOException("bad chunk size: " + size);
+        }
+        if (n == 0) {
+          while (true) { // trailers
+            String t = line(in);
+            if (t == null || t.isEmpty()) {
+              break;
+            }
+          }
+          break;
+        }
+        body.copy(in, n);
+        line(in); // the CRLF after the chunk
+      }
+    } else if (length >= 0) {
+      body.copy(in, length);
+    } else if (code != 204 && code != 304 && code >= 200) {
+      body.copy(in, Long.MAX_VALUE); // to the end of the connection
+      keepAlive = false;
+    }
+    c.keepAlive = keepAlive;
+    return new Response(code, body.bytes());
+  }
+
+  /** Collects up to {@link #MAX_BODY} bytes, reading (and dropping) the rest. */
+  private static final class Body {
+    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    private final byte[] buffer = new byte[8192];
+
+    void copy(InputStream in, long n) throws IOException {
+      long left = n;
+      while (left > 0) {
+        int r = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+        if (r < 0) {
+          if (n == Long.MAX_VALUE) {
+            return;
+          }
+          throw new EOFException("answer body ended " + left + " bytes early");
+        }
+        int keep = Math.min(r, MAX_BODY - kept.size());
+        if (keep > 0) {
+          kept.write(buffer, 0, keep);
+        }
+        left -= r;
+      }
+    }
+
+    byte[] bytes() {
+      return kept.toByteArray();
+    }
+  }
+
+  /** A line without its CRLF (or LF); null at the end of the stream before any byte. */
+  private static String line(InputStream in) throws IOException {
+    StringBuilder b = new StringBuilder(64);
+    while (true) {
+      int ch = in.read();
+      if (ch < 0) {
+        if (b.length() == 0) {
+          return null;
+        }
+        throw new EOFException("answer ended inside a line");
+      }
+      if (ch == '\n') {
+        int n = b.length();
+        if (n > 0 && b.charAt(n - 1) == '\r') {
+          b.setLength(n - 1);
+        }
+        return b.toString();
+      }
+      if (b.length() >= MAX_HEAD) {
+        throw new IOException("answer line longer than " + MAX_HEAD + " bytes");
+      }
+      b.append((char) ch);
+    }
+  }
+
+  private Connection connect(String hostPort) throws IOException {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IOException("not host:port: " + hostPort);
+    }
+    String host = hostPort.substring(0, colon);
+    int port;
+    try {
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IOException("not host:port: " + hostPort);
+    }
+    Socket s = new Socket();
+    try {
+      s.setTcpNoDelay(true);
+      s.setKeepAlive(true);
+      s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
+      s.setSoTimeout(readTimeoutMs);
+      return new Connection(s);
+    } catch (IOException e) {
+      s.close();
+      throw e;
+    }
+  }
+
+  private synchronized Connection take(String hostPort) {
+    ArrayDeque<Connection> q = idle.get(hostPort);
+    return q == null ? null : q.pollLast();
+  }
+
+  private void give(String hostPort, Connection c) {
+    synchronized (this) {
+      if (!closed) {
+        ArrayDeque<Connection> q = idle.computeIfAbsent(hostPort, h -> new ArrayDeque<>());
+        if (q.size() < MAX_IDLE_PER_HOST) {
+          q.addLast(c);
+          return;
+        }
+      }
+    }
+    c.close();
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+      for (ArrayDeque<Connection> q : idle.values()) {
+        for (Connection c : q) {
+          c.close();
+        }
+      }
+      idle.clear();
+    }
+  }
+
+  private static final class Connection {
+    final Socket socket;
+    final InputStream in;
+    final OutputStream out;
+    boolean keepAlive;
+
+    Connection(Socket socket) throws IOException {
+      this.socket = socket;
+      this.in = new BufferedInputStream(socket.getInputStream(), 8192);
+      this.out = new BufferedOutputStream(socket.getOutputStream(), 8192);
+    }
+
+    void close() {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package io.kelp.seaweed;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The upload client's HTTP/1.1 handling against a scripted server on 127.0.0.1: the answer forms a
+ * volume server may send (SeaweedFS's own answers carry a Content-Length, which the store tests
+ * cover against a real one) and a kept-alive connection closed under the client, which a real
+ * server does only after its idle timeout.
+ */
+class PlainHttpTest {
+  /** What the scripted server answers to one request, and whether it closes afterwards. */
+  private record Answer(String raw, boolean closeAfter) {}
+
+  private interface Script {
+    Answer answer(int requestNumber, String head, byte[] body);
+  }
+
+  private ServerSocket server;
+  private Thread acceptor;
+  private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger requests = new AtomicInteger();
+  private final List<byte[]> bodies = new CopyOnWriteArrayList<>();
+  private final List<String> heads = new CopyOnWriteArrayList<>();
+
+  private String serve(Script script) throws IOException {
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    acceptor =
+        new Thread(
+            () -> {
+              while (!server.isClosed()) {
+                try {
+                  Socket s = server.accept();
+                  connections.incrementAndGet();
+                  Thread t = new Thread(() -> handle(s, script));
+                  t.setDaemon(true);
+                  t.start();
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            });
+    acceptor.setDaemon(true);
+    acceptor.start();
+    return "127.0.0.1:" + server.getLocalPort();
+  }
+
+  private void handle(Socket s, Script script) {
+    try (s) {
+      InputStream in = s.getInputStream();
+      OutputStream out = s.getOutputStream();
+      while (true) {
+        String head = readHead(in);
+        if (head == null) {
+          return;
+        }
+        int length = 0;
+        for (String line : head.split("\r\n")) {
+          if (line.toLowerCase().startsWith("content-length:")) {
+            length = Integer.parseInt(line.substring(15).trim());
+          }
+        }
+        byte[] body = in.readNBytes(length);
+        heads.add(head);
+        bodies.add(body);
+        Answer a = script.answer(requests.incrementAndGet(), head, body);
+        out.write(a.raw().getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        if (a.closeAfter()) {
+          return;
+        }
+      }
+    } catch (IOException e) {
+      // the client went away
+    }
+  }
+
+  private static String readHead(InputStream in) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    int matched = 0;
+    while (matched < 4) {
+      int c = in.read();
+      if (c < 0) {
+        return null;
+      }
+      b.write(c);
+      matched = (c == '\r' || c == '\n') && "\r\n\r\n".charAt(matched) == c ? matched + 1 : 0;
+    }
+    return b.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static Answer ok(String body) {
+    return new Answer(
+        "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body,
+        false);
+  }
+
+  private static ByteBuf buffer(byte[] bytes) {
+    return PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+  }
+
+  @Test
+  void sendsHeadAndBodyAndKeepsTheConnection() throws Exception {
+    String address = serve((n, head, body) -> ok("{\"size\":" + body.length + "}"));
+    byte[] a = new byte[70_000];
+    new Random(1).nextBytes(a);
+    byte[] b = new byte[3];
+    CompositeByteBuf composite = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer();
+    composite.addComponent(true, buffer(a));
+    composite.addComponent(true, buffer(b));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      PlainHttp.Response first =
+          http.send(address, "PUT", "/3,01637037d6?fsync=true", composite, "X-Test", "yes");
+      int readerIndex = composite.readerIndex();
+      PlainHttp.Response second = http.send(address, "PUT", "/3,02", Unpooled.wrappedBuffer(b));
+      assertEquals(201, first.status());
+      assertEquals("{\"size\":70003}", first.text());
+      assertEquals("{\"size\":3}", second.text());
+      assertEquals(0, readerIndex, "the caller's buffer is left as it was");
+      assertEquals(1, connections.get(), "both requests went over one kept-alive connection");
+    } finally {
+      composite.release();
+    }
+    byte[] expected = new byte[a.length + b.length];
+    System.arraycopy(a, 0, expected, 0, a.length);
+    assertArrayEquals(expected, bodies.get(0));
+    String head = heads.get(0);
+    assertTrue(head.startsWith("PUT /3,01637037d6?fsync=true HTTP/1.1\r\n"), head);
+    assertTrue(head.contains("\r\nHost: " + address + "\r\n"), head);
+    assertTrue(head.contains("\r\nContent-Length: 70003\r\n"), head);
+    assertTrue(head.contains("\r\nX-Test: yes\r\n"), head);
+  }
+
+  @Test
+  void readsChunkedAnswers() throws Exception {
+    String address =
+        serve(
+            (n, head, body) ->
+                new Answer(
+                    "HTTP/1.1 500 Internal Server Error\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n",
+                    false));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      PlainHttp.Response r = http.send(address, "PUT", "/1,01", null);
+      assertEquals(500, r.status());
+      assertEquals("hello, world", r.text());
+      assertEquals("hello, world", http.send(address, "PUT", "/1,02", null).text());
+      assertEquals(1, connections.get());
+    }
+  }
+
+  @Test
+  void readsAnswersEndedByClosingAndDoesNotReuseThatConnection() throws Exception {
+    String address =
+        serve(
+            (n, head, body) ->
+                new Answer("HTTP/1.1 404 Not Found\r\n\r\nno such chunk " + n, true));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      assertEquals("no such chunk 1", http.send(address, "GET", "/1,01", null).text());
+      assertEquals("no such chunk 2", http.send(address, "GET", "/1,01", null).text());
+      assertEquals(2, connections.get());
+    }
+  }
+
+  @Test
+  void aKeptAliveConnectionClosedByTheServerIsReplacedOnce() throws Exception {
+    // The server closes after each answer without saying so, as one whose idle timeout ran out.
+    String address =
+        serve(
+            (n, head, body) ->
+                new Answer("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}", true));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      for (int i = 0; i < 3; i++) {
+        assertEquals(
+            201,
+            http.send(address, "PUT", "/1,0" + i, Unpooled.wrappedBuffer(new byte[] {1})).status());
+      }
+    }
+    assertEquals(3, requests.get(), "every request reached the server once");
+    assertEquals(3, connections.get());
+  }
+
+  @Test
+  void aServerThatDoesNotAnswerTimesOut() throws Exception {
+    // Connections are taken into the backlog but never accepted, so nothing is ever answered.
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    String address = "127.0.0.1:" + server.getLocalPort();
+    try (PlainHttp http = new PlainHttp(2000, 300)) {
+      assertThrows(SocketTimeoutException.class, () -> http.send(address, "PUT", "/1,01", null));
+    }
+  }
+
+  @Test
+  void malformedAnswersFailCleanly() throws Exception {
+    String address =
+        serve(
+            (n, head, body) ->
+                new Answer(
+                    n == 1
+                        ? "SSH-2.0-OpenSSH\r\n\r\n"
+                        : "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+                    true));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      IOException notHttp =
+          assertThrows(IOException.class, () -> http.send(address, "GET", "/", null));
+      assertTrue(notHttp.getMessage().contains("not an HTTP/1.x answer"), notHttp.getMessage());
+      IOException cut = assertThrows(IOException.class, () -> http.send(address, "GET", "/", null));
+      assertTrue(cut.getMessage().contains("ended 5 bytes early"), cut.getMessage());
+    }
+  }
+}
