@@ -173,12 +173,14 @@ final class FileIdPool implements AutoCloseable {
     int split = keyCookie.length() - 8;
     long key = Long.parseUnsignedLong(keyCookie.substring(0, split), 16) + delta;
     String cookie = keyCookie.substring(split).toLowerCase(Locale.ROOT);
-    String keyHex = String.format("%016x", key);
-    int zeros = 0;
-    while (zeros < 16 && keyHex.startsWith("00", zeros)) {
-      zeros += 2;
+    // The key's hex digits without leading zero bytes: an even number of digits.
+    String keyHex = Long.toHexString(key);
+    if (key == 0) {
+      keyHex = "";
+    } else if ((keyHex.length() & 1) == 1) {
+      keyHex = "0" + keyHex;
     }
-    return fileId.substring(0, comma + 1) + keyHex.substring(zeros) + cookie;
+    return fileId.substring(0, comma + 1) + keyHex + cookie;
   }
 
   @Override

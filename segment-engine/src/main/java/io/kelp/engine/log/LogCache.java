@@ -92,6 +92,14 @@ final class LogCache {
   }
 
   private boolean overlaps(CachedRange range) {
+    // Written batches arrive in offset order: most land after the last range, which the map finds
+    // without comparing keys.
+    Map.Entry<Long, CachedRange> last = ranges.lastEntry();
+    if (last == null
+        || (last.getKey() < range.firstOffset()
+            && last.getValue().nextOffset() <= range.firstOffset())) {
+      return false;
+    }
     Map.Entry<Long, CachedRange> floor = ranges.floorEntry(range.firstOffset());
     Long higher = ranges.higherKey(range.firstOffset());
     return (floor != null && floor.getValue().nextOffset() > range.firstOffset())

@@ -35,8 +35,15 @@ public record SegmentFile(long baseOffset, int generation, Kind kind) {
     return stem(baseOffset, generation) + INDEX_SUFFIX;
   }
 
+  private static final String ZEROS = "00000000000000000000";
+
   private static String stem(long baseOffset, int generation) {
-    String base = String.format("%020d", baseOffset);
+    // %020d without a Formatter: segment names are built for every append.
+    String digits = Long.toString(baseOffset);
+    String base =
+        baseOffset >= 0 && digits.length() < 20
+            ? ZEROS.substring(digits.length()) + digits
+            : digits;
     return generation == 0 ? base : base + ".c" + generation;
   }
 
