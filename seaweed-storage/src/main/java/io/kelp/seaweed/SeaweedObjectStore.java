@@ -29,8 +29,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The store on a SeaweedFS filer. Store paths map onto the filer tree as they are ({@code
@@ -45,15 +43,19 @@ import java.util.concurrent.CompletionException;
  *
  * <p><b>Writes.</b> An append uploads its bytes as one or more chunks (AssignVolume, then a PUT to
  * the volume server with {@code fsync=true}), then adds the chunks to the file's entry with an
- * {@code ObjectTransaction}: a read-modify-write of the entry guarded by {@code IF_CHUNKS_EQUAL},
- * so a concurrent change makes it re-read instead of losing data. A failed or timed-out attempt is
- * retried with backoff for up to {@code retryFor}; before each retry the entry is read again, and
- * if it already lists the new chunk the earlier attempt landed, so a retry never adds the bytes
- * twice. When a method returns, the chunk is fsync'd on its volume server and the entry is stored
- * by the filer. File ids are assigned ahead, per directory ({@link FileIdPool}), so an append does
- * not wait for the master. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the
- * entry; larger ones as chunks. Either way the entry is replaced in one filer write, so a put is
- * atomic.
+ * {@code ObjectTransaction}: a read-modify-write of the entry. An unfenced one is guarded by the
+ * transaction's condition {@code IF_CHUNKS_EQUAL} (the entry still has the chunks read), so a
+ * concurrent change makes it re-read instead of losing data; a fenced one by its fence (below),
+ * which leaves one writer per directory, whose view of the entry is dropped whenever the outcome of
+ * one of its writes is unknown. The filer takes one condition per transaction: conditions set on a
+ * mutation are not enforced, and were silently ignored by weed 4.48 (a test with two writers and a
+ * stale entry shows it). A failed or timed-out attempt is retried with backoff for up to {@code
+ * retryFor}; before each retry the entry is read again, and if it already lists the new chunk the
+ * earlier attempt landed, so a retry never adds the bytes twice. When a method returns, the chunk
+ * is fsync'd on its volume server and the entry is stored by the filer. File ids are assigned
+ * ahead, per directory ({@link FileIdPool}), so an append does not wait for the master. Puts of up
+ * to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks. Either way
+ * the entry is replaced in one filer write, so a put is atomic.
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
@@ -102,7 +104,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final String collection;
   private final String replication;
   private final Duration retryFor;
-  private final ChunkCache chunkCache;
+  private final ChunkReader chunkReader;
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE, ENTRY_CACHE_BYTES);
   private final long maxAppendsPerObject;
   private final FileIdPool fileIds = new FileIdPool(this::assign, ASSIGN_BATCH);
@@ -131,7 +133,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     this.collection = collection;
     this.replication = replication;
     this.retryFor = retryFor;
-    this.chunkCache = new ChunkCache(readCacheBytes);
+    this.chunkReader = new ChunkReader(filer, volumes, new ChunkCache(readCacheBytes), retryFor);
     this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
   }
@@ -189,13 +191,18 @@ public final class SeaweedObjectStore implements ObjectStore {
         return; // an earlier attempt landed before its answer was lost
       }
       Entry next = appended(path, current, added);
-      ObjectMutation.Builder put =
+      ObjectMutation put =
           ObjectMutation.newBuilder()
               .setType(ObjectMutation.Type.PUT)
               .setDirectory(p[0])
               .setEntry(next)
-              .setCondition(chunksEqual(current));
-      ObjectTransactionRequest request = transaction(path, fence, put.build());
+              .build();
+      // A fenced append needs no guard of its own: the fence leaves this store the object's only
+      // writer, and our view of the entry is dropped after any write whose outcome is unknown.
+      ObjectTransactionRequest request =
+          fence == null
+              ? transaction(path, chunksEqual(current), put)
+              : transaction(path, fence, put);
       ObjectTransactionResponse response;
       try {
         response = filer.transactOnce(request);
@@ -206,7 +213,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       }
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
         entries.forget(path);
-        if (!response.hasFailedMutation()) {
+        if (fence != null) {
           throw fenced(path, fence);
         }
         continue; // the entry changed since we read it: read it again
@@ -331,6 +338,19 @@ public final class SeaweedObjectStore implements ObjectStore {
     return request.addMutations(mutation).build();
   }
 
+  /**
+   * An unfenced transaction holding one mutation, which applies only if {@code condition} holds.
+   */
+  private static ObjectTransactionRequest transaction(
+      String path, WriteCondition condition, ObjectMutation mutation) {
+    return ObjectTransactionRequest.newBuilder()
+        .setLockKey(path)
+        .setRouteKey(path)
+        .setCondition(condition)
+        .addMutations(mutation)
+        .build();
+  }
+
   private static FencedException fenced(String path, Fence fence) {
     return new FencedException(
         "write of "
@@ -364,103 +384,11 @@ public final class SeaweedObjectStore implements ObjectStore {
             0, entry.getContent().substring((int) position, (int) position + n).toByteArray());
         return out;
       }
-      readChunks(path, sortedChunks(entry), position, out);
+      chunkReader.fill(path, sortedChunks(entry), position, out);
       return out;
     } catch (IOException | RuntimeException e) {
       out.release();
       throw e;
-    }
-  }
-
-  /** A chunk's part that a read needs: [from, to) in the object. */
-  private record Piece(FileChunk chunk, long from, long to, boolean whole) {}
-
-  /**
-   * Fills {@code out} (the object's bytes from {@code position}) from the chunks: cached chunks
-   * from memory, the others fetched from their volume servers all at once. A chunk small enough for
-   * the cache is fetched whole and kept, so the next read that starts inside it is served from
-   * memory.
-   */
-  private void readChunks(String path, List<FileChunk> chunks, long position, ByteBuf out)
-      throws IOException {
-    long end = position + out.writerIndex();
-    List<Piece> pieces = new ArrayList<>();
-    for (FileChunk c : chunks) {
-      long from = Math.max(position, c.getOffset());
-      long to = Math.min(end, c.getOffset() + c.getSize());
-      if (from >= to) {
-        continue;
-      }
-      if (c.getIsChunkManifest() || c.getIsCompressed()) {
-        throw new IOException(
-            path + " has a chunk manifest or compressed chunk, which this store does not write");
-      }
-      pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
-    }
-    List<CompletableFuture<byte[]>> fetches = new ArrayList<>(pieces.size());
-    for (Piece piece : pieces) {
-      byte[] cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
-      fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
-    }
-    for (int i = 0; i < pieces.size(); i++) {
-      Piece piece = pieces.get(i);
-      long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
-      int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
-      byte[] bytes;
-      try {
-        bytes = fetches.get(i).join();
-      } catch (CompletionException e) {
-        // The first volume server failed: fall back to the retrying read.
-        bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
-      }
-      if (piece.whole) {
-        chunkCache.put(piece.chunk.getFileId(), bytes);
-      }
-      int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
-      out.setBytes((int) (piece.from - position), bytes, skip, (int) (piece.to - piece.from));
-    }
-  }
-
-  /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */
-  private CompletableFuture<byte[]> fetch(Piece piece) {
-    String fileId = piece.chunk.getFileId();
-    List<String> urls;
-    try {
-      urls = filer.volumeUrls(fileId.substring(0, fileId.indexOf(',')));
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    if (urls.isEmpty()) {
-      return CompletableFuture.failedFuture(new IOException("no location for " + fileId));
-    }
-    if (piece.whole) {
-      return volumes.readAsync(urls.get(0), fileId, 0, (int) piece.chunk.getSize());
-    }
-    return volumes.readAsync(
-        urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
-  }
-
-  private byte[] readChunk(String path, FileChunk chunk, long offset, int length)
-      throws IOException {
-    String fileId = chunk.getFileId();
-    String volumeId = fileId.substring(0, fileId.indexOf(','));
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
-    while (true) {
-      IOException last = null;
-      for (String url : filer.volumeUrls(volumeId)) {
-        try {
-          return volumes.read(url, fileId, offset, length);
-        } catch (IOException e) {
-          last = e;
-        }
-      }
-      filer.forgetVolume(volumeId);
-      if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
-        throw new IOException("read of " + path + " failed", last);
-      }
-      FilerClient.sleep(backoffMs);
-      backoffMs = Math.min(1000, backoffMs * 2);
     }
   }
 

@@ -15,7 +15,9 @@ import java.util.concurrent.CompletionException;
  * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
  * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers;
  * without {@code fsync} it answers once the bytes are in its volume file, which survives a crash of
- * the process but not of the machine), and a ranged GET reads part of one back.
+ * the process but not of the machine), and a ranged GET reads part of one back. Uploads go through
+ * {@link PlainHttp} on the caller's thread; reads, which are fetched several at once, and deletes
+ * through the JDK's HttpClient.
  */
 final class VolumeClient implements AutoCloseable {
   private final String uploadQuery;

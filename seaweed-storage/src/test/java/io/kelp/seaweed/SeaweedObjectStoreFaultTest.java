@@ -170,6 +170,25 @@ class SeaweedObjectStoreFaultTest {
   }
 
   @Test
+  void twoWritersOfOneObjectLoseNothingThroughStaleEntries() throws Exception {
+    String path = "/shared/object.log";
+    try (SeaweedObjectStore a = store();
+        SeaweedObjectStore b = store()) {
+      a.append(path, Unpooled.wrappedBuffer(new byte[] {'a'}), null);
+      b.append(path, Unpooled.wrappedBuffer(new byte[] {'b'}), null);
+      // a's own view of the entry still ends at "a": its append must not drop "b".
+      a.append(path, Unpooled.wrappedBuffer(new byte[] {'c'}), null);
+      b.append(path, Unpooled.wrappedBuffer(new byte[] {'d'}), null);
+      ByteBuf back = a.read(path, 0, 100);
+      try {
+        assertEquals("abcd", back.toString(StandardCharsets.US_ASCII));
+      } finally {
+        back.release();
+      }
+    }
+  }
+
+  @Test
   void theStartUpCheckNamesTheVolumeServerAndFailsWithoutOne() throws Exception {
     try (SeaweedObjectStore store =
         new SeaweedObjectStore(

@@ -1,0 +1,121 @@
+package io.kelp.seaweed;
+
+import io.kelp.seaweed.filer.FilerProto.FileChunk;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Reads the chunks of an object from the volume servers for {@link SeaweedObjectStore#read}: the
+ * chunks one read needs are fetched in parallel, whole when small enough for the {@link ChunkCache}
+ * (so the next read that starts inside one is served from memory), and a fetch that fails is
+ * retried, on every server that holds the chunk, for up to {@code retryFor}.
+ */
+final class ChunkReader {
+  private final FilerClient filer;
+  private final VolumeClient volumes;
+  private final ChunkCache chunkCache;
+  private final Duration retryFor;
+
+  ChunkReader(FilerClient filer, VolumeClient volumes, ChunkCache chunkCache, Duration retryFor) {
+    this.filer = filer;
+    this.volumes = volumes;
+    this.chunkCache = chunkCache;
+    this.retryFor = retryFor;
+  }
+
+  /** A chunk's part that a read needs: [from, to) in the object. */
+  private record Piece(FileChunk chunk, long from, long to, boolean whole) {}
+
+  /**
+   * Fills {@code out} (the object's bytes from {@code position}) from the chunks: cached chunks
+   * from memory, the others fetched from their volume servers all at once. A chunk small enough for
+   * the cache is fetched whole and kept, so the next read that starts inside it is served from
+   * memory.
+   */
+  void fill(String path, List<FileChunk> chunks, long position, ByteBuf out) throws IOException {
+    long end = position + out.writerIndex();
+    List<Piece> pieces = new ArrayList<>();
+    for (FileChunk c : chunks) {
+      long from = Math.max(position, c.getOffset());
+      long to = Math.min(end, c.getOffset() + c.getSize());
+      if (from >= to) {
+        continue;
+      }
+      if (c.getIsChunkManifest() || c.getIsCompressed()) {
+        throw new IOException(
+            path + " has a chunk manifest or compressed chunk, which this store does not write");
+      }
+      pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
+    }
+    List<CompletableFuture<byte[]>> fetches = new ArrayList<>(pieces.size());
+    for (Piece piece : pieces) {
+      byte[] cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
+      fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
+    }
+    for (int i = 0; i < pieces.size(); i++) {
+      Piece piece = pieces.get(i);
+      long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
+      int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
+      byte[] bytes;
+      try {
+        bytes = fetches.get(i).join();
+      } catch (CompletionException e) {
+        // The first volume server failed: fall back to the retrying read.
+        bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
+      }
+      if (piece.whole) {
+        chunkCache.put(piece.chunk.getFileId(), bytes);
+      }
+      int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
+      out.setBytes((int) (piece.from - position), bytes, skip, (int) (piece.to - piece.from));
+    }
+  }
+
+  /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */
+  private CompletableFuture<byte[]> fetch(Piece piece) {
+    String fileId = piece.chunk.getFileId();
+    List<String> urls;
+    try {
+      urls = filer.volumeUrls(fileId.substring(0, fileId.indexOf(',')));
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (urls.isEmpty()) {
+      return CompletableFuture.failedFuture(new IOException("no location for " + fileId));
+    }
+    if (piece.whole) {
+      return volumes.readAsync(urls.get(0), fileId, 0, (int) piece.chunk.getSize());
+    }
+    return volumes.readAsync(
+        urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
+  }
+
+  private byte[] readChunk(String path, FileChunk chunk, long offset, int length)
+      throws IOException {
+    String fileId = chunk.getFileId();
+    String volumeId = fileId.substring(0, fileId.indexOf(','));
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      IOException last = null;
+      for (String url : filer.volumeUrls(volumeId)) {
+        try {
+          return volumes.read(url, fileId, offset, length);
+        } catch (IOException e) {
+          last = e;
+        }
+      }
+      filer.forgetVolume(volumeId);
+      if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+        throw new IOException("read of " + path + " failed", last);
+      }
+      FilerClient.sleep(backoffMs);
+      backoffMs = Math.min(1000, backoffMs * 2);
+    }
+  }
+}
