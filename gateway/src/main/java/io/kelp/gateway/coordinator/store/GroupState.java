@@ -56,6 +56,12 @@ final class GroupState {
 
   boolean logStarted;
 
+  /**
+   * Appends this store made to the current log object; one continued after reading the directory
+   * counts as full, since how many appends it holds is unknown.
+   */
+  long logAppends;
+
   /** Log bytes written since the current generation's snapshot, and that snapshot's size. */
   long bytesSinceSnapshot;
 
@@ -79,6 +85,7 @@ final class GroupState {
     sequence = 0;
     logSize = 0;
     logStarted = false;
+    logAppends = 0;
     bytesSinceSnapshot = 0;
     snapshotSize = 0;
     compactNow = false;

@@ -32,10 +32,11 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>Each {@link #writeOffsets} and {@link #writeMetadata} call is one append of one frame ({@link
- * GroupLogFormat}), so a batch of commits is read back whole or not at all. A crash in the middle
- * of an append leaves a torn frame at the end of a log object; it is ignored when the group is
- * read, and, since objects are never rewritten, later writes go to a new log object of the same
- * generation.
+ * GroupLogFormat}), so a batch of commits is read back whole or not at all. A log object takes at
+ * most the store's {@link ObjectStore#maxAppendsPerObject} appends; writes then go on in the
+ * generation's next log object. A crash in the middle of an append leaves a torn frame at the end
+ * of a log object; it is ignored when the group is read, and, since objects are never rewritten,
+ * later writes go to a new log object of the same generation.
  *
  * <p>When a generation's logs pass a size ({@code compactionBytes}, or the size of the last
  * snapshot if that is larger, so a large group is not rewritten on every few commits) the group's
@@ -220,6 +221,10 @@ public final class ObjectStoreGroupStore implements GroupStore {
       deleteDirectory(g.directory);
       g.reset();
     }
+    long bound = store.maxAppendsPerObject();
+    if (g.logStarted && bound != Long.MAX_VALUE) {
+      g.logAppends = bound; // see GroupState.logAppends
+    }
     g.found = outcome;
     g.loaded = true;
   }
@@ -239,6 +244,14 @@ public final class ObjectStoreGroupStore implements GroupStore {
    */
   private void append(GroupState g, String groupId, int sizeHint, Consumer<FrameWriter> records)
       throws IOException {
+    if (g.logStarted && g.logAppends >= store.maxAppendsPerObject()) {
+      // Appends cost more the more an object holds (on SeaweedFS each rewrites the entry with all
+      // its chunks): go on in the generation's next log object, which names the group again.
+      g.sequence++;
+      g.logStarted = false;
+      g.logSize = 0;
+      g.logAppends = 0;
+    }
     FrameWriter w = new FrameWriter(sizeHint + 64);
     ByteBuf frame;
     try {
@@ -262,6 +275,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
     }
     g.groupId = groupId;
     g.logStarted = true;
+    g.logAppends++;
     g.logSize += length;
     g.bytesSinceSnapshot += length;
   }
@@ -293,6 +307,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
     g.sequence = 0;
     g.logSize = 0;
     g.logStarted = false;
+    g.logAppends = 0;
     g.bytesSinceSnapshot = 0;
     g.snapshotSize = size;
     g.compactNow = false;

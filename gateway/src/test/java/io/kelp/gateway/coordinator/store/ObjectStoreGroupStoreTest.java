@@ -274,6 +274,40 @@ class ObjectStoreGroupStoreTest {
   }
 
   @Test
+  void logObjectsTakeAtMostTheStoresAppendsPerObject() throws IOException {
+    FaultyStore bounded = new FaultyStore(objects);
+    bounded.maxAppends = 3;
+    ObjectStoreGroupStore groups = new ObjectStoreGroupStore(bounded);
+    for (int i = 0; i < 10; i++) {
+      groups.writeOffsets("consumer", commits(i * 10L, 2), List.of());
+    }
+    assertEquals(
+        List.of(
+            "log.0000000000.000000",
+            "log.0000000000.000001",
+            "log.0000000000.000002",
+            "log.0000000000.000003"),
+        names(groupDir("consumer")));
+    assertEquals(commits(90, 2), restartAndLoad().get("consumer").offsets());
+
+    // After a restart the last object's appends are unknown: writes go on in a new one.
+    FaultyStore reopened = new FaultyStore(objects);
+    reopened.maxAppends = 3;
+    groups = new ObjectStoreGroupStore(reopened);
+    groups.writeMetadata("consumer", new byte[] {7});
+    assertEquals(5, names(groupDir("consumer")).size());
+    StoredGroup back = restartAndLoad().get("consumer");
+    assertEquals(commits(90, 2), back.offsets());
+    assertArrayEquals(new byte[] {7}, back.metadata());
+  }
+
+  private static List<String> names(Path directory) throws IOException {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
   void compactionKeepsObjectsBoundedAndTheStateExact() throws IOException {
     long threshold = 64 * 1024;
     restart(threshold);
@@ -521,6 +555,7 @@ class ObjectStoreGroupStoreTest {
     volatile boolean loseDeletions;
     volatile int tearNextAppendAt = -1;
     volatile boolean failNextPut;
+    volatile long maxAppends = Long.MAX_VALUE;
 
     FaultyStore(ObjectStore delegate) {
       this.delegate = delegate;
@@ -576,6 +611,11 @@ class ObjectStoreGroupStoreTest {
     @Override
     public String describe() {
       return delegate.describe();
+    }
+
+    @Override
+    public long maxAppendsPerObject() {
+      return maxAppends;
     }
 
     @Override
