@@ -1,12 +1,15 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.FilerTransactions.chunksEqual;
+import static io.kelp.seaweed.FilerTransactions.fenced;
+import static io.kelp.seaweed.FilerTransactions.transaction;
+
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
-import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
@@ -90,9 +93,6 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   private static final int ENTRY_CACHE_SIZE = 1024;
 
-  /** File ids per assignment made ahead: one master round trip per this many uploads. */
-  private static final int ASSIGN_BATCH = 16;
-
   private static final long ENTRY_CACHE_BYTES = 16L << 20;
 
   /** The directory whose storage rules the start-up check's chunk follows. */
@@ -101,13 +101,11 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final FilerClient filer;
   private final VolumeClient volumes;
   private final ByteBufAllocator allocator;
-  private final String collection;
-  private final String replication;
   private final Duration retryFor;
   private final ChunkReader chunkReader;
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE, ENTRY_CACHE_BYTES);
   private final long maxAppendsPerObject;
-  private final FileIdPool fileIds = new FileIdPool(this::assign, ASSIGN_BATCH);
+  private final ChunkUploader uploader;
   private final WriteTimings timings = new WriteTimings();
 
   /**
@@ -130,9 +128,8 @@ public final class SeaweedObjectStore implements ObjectStore {
       ByteBufAllocator allocator) {
     this.filer = new FilerClient(filerAddress, retryFor);
     this.volumes = new VolumeClient(fsync);
-    this.collection = collection;
-    this.replication = replication;
     this.retryFor = retryFor;
+    this.uploader = new ChunkUploader(filer, volumes, collection, replication, retryFor);
     this.chunkReader = new ChunkReader(filer, volumes, new ChunkCache(readCacheBytes), retryFor);
     this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
@@ -163,7 +160,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   public void append(String path, ByteBuf data, Fence fence) throws IOException {
     String[] p = split(path);
     long start = System.nanoTime();
-    List<FileChunk> added = upload(path, data);
+    List<FileChunk> added = uploader.upload(path, data);
     long uploaded = System.nanoTime();
     timings.upload(uploaded - start, data.readableBytes());
     try {
@@ -181,12 +178,17 @@ public final class SeaweedObjectStore implements ObjectStore {
     // transaction's condition fails and the next attempt looks the entry up.
     Optional<Entry> known = entries.get(path);
     while (true) {
-      Optional<Entry> current = known.isPresent() ? known : filer.lookup(p[0], p[1]);
+      // Our own last entry cannot hold this append: it is forgotten after any unknown outcome.
+      boolean ours = known.isPresent();
+      Optional<Entry> current = ours ? known : filer.lookup(p[0], p[1]);
       known = Optional.empty();
       if (current.isPresent() && current.get().getIsDirectory()) {
         throw new IOException("cannot append to " + path + ": it is a directory");
       }
-      if (!added.isEmpty() && current.isPresent() && hasChunk(current.get(), added.get(0))) {
+      if (!ours
+          && !added.isEmpty()
+          && current.isPresent()
+          && hasChunk(current.get(), added.get(0))) {
         entries.put(path, current.get());
         return; // an earlier attempt landed before its answer was lost
       }
@@ -239,7 +241,8 @@ public final class SeaweedObjectStore implements ObjectStore {
       size = size(current.get());
       if (!current.get().getContent().isEmpty()) {
         byte[] inline = current.get().getContent().toByteArray();
-        next.clearContent().addChunks(uploadChunk(path, Unpooled.wrappedBuffer(inline), 0));
+        next.clearContent()
+            .addChunks(uploader.uploadChunk(path, Unpooled.wrappedBuffer(inline), 0));
       }
     } else {
       next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
@@ -267,7 +270,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       entry.setContent(ByteString.copyFrom(ByteBufUtil.getBytes(data)));
     } else {
       long start = System.nanoTime();
-      entry.addAllChunks(upload(path, data));
+      entry.addAllChunks(uploader.upload(path, data));
       timings.upload(System.nanoTime() - start, data.readableBytes());
     }
     ObjectMutation put =
@@ -316,48 +319,6 @@ public final class SeaweedObjectStore implements ObjectStore {
     FilerClient.sleep(backoffMs);
     filer.resetConnectBackoff();
     return Math.min(1000, backoffMs * 2);
-  }
-
-  /**
-   * A transaction holding one mutation. Fenced writes lock the directory's epoch marker and require
-   * its ETag to be their epoch's; unfenced ones lock the object itself.
-   */
-  private static ObjectTransactionRequest transaction(
-      String path, Fence fence, ObjectMutation mutation) {
-    ObjectTransactionRequest.Builder request = ObjectTransactionRequest.newBuilder();
-    if (fence == null) {
-      request.setLockKey(path).setRouteKey(path);
-    } else {
-      String marker = FilerClient.join(fence.directory(), EpochMarker.FILE);
-      request
-          .setLockKey(marker)
-          .setRouteKey(marker)
-          .setConditionKey(marker)
-          .setCondition(EpochMarker.etagIs(EpochMarker.tag(fence.epoch())));
-    }
-    return request.addMutations(mutation).build();
-  }
-
-  /**
-   * An unfenced transaction holding one mutation, which applies only if {@code condition} holds.
-   */
-  private static ObjectTransactionRequest transaction(
-      String path, WriteCondition condition, ObjectMutation mutation) {
-    return ObjectTransactionRequest.newBuilder()
-        .setLockKey(path)
-        .setRouteKey(path)
-        .setCondition(condition)
-        .addMutations(mutation)
-        .build();
-  }
-
-  private static FencedException fenced(String path, Fence fence) {
-    return new FencedException(
-        "write of "
-            + path
-            + " refused: "
-            + (fence == null ? "no fence" : fence.directory() + " epoch " + fence.epoch())
-            + " is no longer the owner epoch");
   }
 
   @Override
@@ -479,68 +440,6 @@ public final class SeaweedObjectStore implements ObjectStore {
     }
   }
 
-  /** "The entry still has exactly these chunks" (an absent entry has none). */
-  private static WriteCondition chunksEqual(Optional<Entry> current) {
-    WriteCondition.Clause.Builder clause =
-        WriteCondition.Clause.newBuilder().setKind(WriteCondition.Kind.IF_CHUNKS_EQUAL);
-    current.ifPresent(e -> e.getChunksList().forEach(c -> clause.addFids(c.getFileId())));
-    return WriteCondition.newBuilder().addClauses(clause).build();
-  }
-
-  /** Uploads {@code data} as chunks of up to {@value #MAX_CHUNK} bytes, offsets from 0. */
-  private List<FileChunk> upload(String path, ByteBuf data) throws IOException {
-    List<FileChunk> chunks = new ArrayList<>();
-    int start = data.readerIndex();
-    int total = data.readableBytes();
-    for (int done = 0; done < total; ) {
-      int n = Math.min(MAX_CHUNK, total - done);
-      chunks.add(uploadChunk(path, data.slice(start + done, n), done));
-      done += n;
-    }
-    return chunks;
-  }
-
-  private AssignVolumeResponse assign(String path, int count) throws IOException {
-    return filer.assign(
-        AssignVolumeRequest.newBuilder()
-            .setCount(count)
-            .setCollection(collection)
-            .setReplication(replication)
-            .setPath(path)
-            .build());
-  }
-
-  private FileChunk uploadChunk(String path, ByteBuf bytes, long offset) throws IOException {
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
-    boolean first = true;
-    while (true) {
-      // After a failed upload, a fresh assignment: the ready one may be what failed.
-      FileIdPool.FileId assigned =
-          first ? fileIds.take(split(path)[0]) : FileIdPool.FileId.of(assign(path, 1), 0);
-      first = false;
-      try {
-        volumes.upload(assigned.url(), assigned.uploadId(), assigned.auth(), bytes);
-      } catch (IOException e) {
-        if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
-          throw new IOException("upload of a chunk of " + path + " failed", e);
-        }
-        FilerClient.sleep(backoffMs);
-        backoffMs = Math.min(1000, backoffMs * 2);
-        continue;
-      }
-      return FileChunk.newBuilder()
-          .setFileId(assigned.fileId())
-          .setOffset(offset)
-          .setSize(bytes.readableBytes())
-          .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
-          // No e_tag: as with SeaweedFS's own writers unless asked for one, which saves an MD5 of
-          // every byte (a fifth of the broker's CPU under produce load); record batches carry
-          // their own CRC.
-          .build();
-    }
-  }
-
   private static boolean hasChunk(Entry entry, FileChunk chunk) {
     for (FileChunk c : entry.getChunksList()) {
       if (c.getFileId().equals(chunk.getFileId())) {
@@ -578,7 +477,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   }
 
   /** {parent directory, name} of an absolute path; the root's parent is "/". */
-  private static String[] split(String path) {
+  static String[] split(String path) {
     if (!path.startsWith("/") || path.length() < 2 || path.endsWith("/")) {
       throw new IllegalArgumentException("store paths are absolute, without a trailing /: " + path);
     }
@@ -613,7 +512,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   /** {@link #checkVolumes}, returning the id the test chunk had. */
   FileIdPool.FileId checkVolumeChunk() throws IOException {
-    AssignVolumeResponse assigned = assign(CHECK_DIRECTORY, 1);
+    AssignVolumeResponse assigned = uploader.assign(CHECK_DIRECTORY, 1);
     FileIdPool.FileId id = FileIdPool.FileId.of(assigned, 0);
     byte[] probe = "kelp".getBytes(StandardCharsets.US_ASCII);
     volumes.upload(id.url(), id.uploadId(), id.auth(), Unpooled.wrappedBuffer(probe));
@@ -641,7 +540,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   @Override
   public void close() {
     volumes.close();
-    fileIds.close();
+    uploader.close();
     filer.close();
   }
 }
