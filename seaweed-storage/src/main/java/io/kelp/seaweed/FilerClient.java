@@ -269,6 +269,20 @@ final class FilerClient implements AutoCloseable {
 
   /** One attempt of a transaction; the caller decides whether a retry is safe. */
   /** Lets the next call try to connect at once, rather than after gRPC's reconnect backoff. */
+  /**
+   * After a failed call of a retry loop: waits {@code backoffMs} and returns the next wait, or
+   * throws if the failure is not retriable or {@code deadline} (System.nanoTime()) would pass.
+   */
+  long backOff(String what, StatusRuntimeException e, long deadline, long backoffMs)
+      throws IOException {
+    if (!retriable(e) || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+      throw new IOException(what + " on filer " + address + " failed: " + e.getStatus(), e);
+    }
+    sleep(backoffMs);
+    resetConnectBackoff();
+    return Math.min(1000, backoffMs * 2);
+  }
+
   void resetConnectBackoff() {
     channel.resetConnectBackoff();
   }

@@ -58,7 +58,9 @@ import java.util.Optional;
  * is fsync'd on its volume server and the entry is stored by the filer. File ids are assigned
  * ahead, per directory ({@link FileIdPool}), so an append does not wait for the master. Puts of up
  * to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks. Either way
- * the entry is replaced in one filer write, so a put is atomic.
+ * the entry is replaced in one filer write, so a put is atomic. Small unfenced appends (a consumer
+ * group's log) are kept in the entry's content, in one transaction and without an upload, while it
+ * stays within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
@@ -106,6 +108,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE, ENTRY_CACHE_BYTES);
   private final long maxAppendsPerObject;
   private final ChunkUploader uploader;
+  private final InlineAppender inlineAppends;
   private final WriteTimings timings = new WriteTimings();
 
   /**
@@ -130,6 +133,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     this.volumes = new VolumeClient(fsync);
     this.retryFor = retryFor;
     this.uploader = new ChunkUploader(filer, volumes, collection, replication, retryFor);
+    this.inlineAppends = new InlineAppender(filer, entries, retryFor);
     this.chunkReader = new ChunkReader(filer, volumes, new ChunkCache(readCacheBytes), retryFor);
     this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
@@ -160,6 +164,10 @@ public final class SeaweedObjectStore implements ObjectStore {
   public void append(String path, ByteBuf data, Fence fence) throws IOException {
     String[] p = split(path);
     long start = System.nanoTime();
+    if (fence == null && inlineAppends.append(path, p, data)) {
+      timings.commit(System.nanoTime() - start);
+      return;
+    }
     List<FileChunk> added = uploader.upload(path, data);
     long uploaded = System.nanoTime();
     timings.upload(uploaded - start, data.readableBytes());
@@ -203,20 +211,24 @@ public final class SeaweedObjectStore implements ObjectStore {
       // writer, and our view of the entry is dropped after any write whose outcome is unknown.
       ObjectTransactionRequest request =
           fence == null
-              ? transaction(path, chunksEqual(current), put)
+              ? transaction(path, unchanged(current), put)
               : transaction(path, fence, put);
       ObjectTransactionResponse response;
       try {
         response = filer.transactOnce(request);
       } catch (StatusRuntimeException e) {
         entries.forget(path);
-        backoffMs = backOff("append to " + path, e, deadline, backoffMs);
+        backoffMs = filer.backOff("append to " + path, e, deadline, backoffMs);
         continue;
       }
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
         entries.forget(path);
         if (fence != null) {
           throw fenced(path, fence);
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IOException(
+              "append to " + path + ": the object kept changing for " + retryFor.toSeconds() + "s");
         }
         continue; // the entry changed since we read it: read it again
       }
@@ -230,7 +242,23 @@ public final class SeaweedObjectStore implements ObjectStore {
     }
   }
 
-  /** The entry after adding {@code added} at its end; inline content first becomes a chunk. */
+  /**
+   * The guard of an unfenced append: the entry still has the chunks read, or if its content came
+   * from inline appends, still that content.
+   */
+  private static WriteCondition unchanged(Optional<Entry> current) {
+    if (current.isPresent()
+        && !current.get().getContent().isEmpty()
+        && InlineAppender.inline(current.get())) {
+      return InlineAppender.sameContent(current.get());
+    }
+    return chunksEqual(current);
+  }
+
+  /**
+   * The entry after adding {@code added} at its end; inline content first becomes a chunk (and the
+   * MD5 stamped with it goes).
+   */
   private Entry appended(String path, Optional<Entry> current, List<FileChunk> added)
       throws IOException {
     long now = System.currentTimeMillis() / 1000;
@@ -242,7 +270,8 @@ public final class SeaweedObjectStore implements ObjectStore {
       if (!current.get().getContent().isEmpty()) {
         byte[] inline = current.get().getContent().toByteArray();
         next.clearContent()
-            .addChunks(uploader.uploadChunk(path, Unpooled.wrappedBuffer(inline), 0));
+            .addChunks(uploader.uploadChunk(path, Unpooled.wrappedBuffer(inline), 0))
+            .setAttributes(next.getAttributes().toBuilder().clearMd5());
       }
     } else {
       next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
@@ -297,7 +326,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       try {
         response = filer.transactOnce(request);
       } catch (StatusRuntimeException e) {
-        backoffMs = backOff("write of " + path, e, deadline, backoffMs);
+        backoffMs = filer.backOff("write of " + path, e, deadline, backoffMs);
         continue;
       }
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
@@ -309,16 +338,6 @@ public final class SeaweedObjectStore implements ObjectStore {
       }
       return;
     }
-  }
-
-  private long backOff(String what, StatusRuntimeException e, long deadline, long backoffMs)
-      throws IOException {
-    if (!FilerClient.retriable(e) || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
-      throw new IOException(what + " on filer " + filer.address() + " failed: " + e.getStatus(), e);
-    }
-    FilerClient.sleep(backoffMs);
-    filer.resetConnectBackoff();
-    return Math.min(1000, backoffMs * 2);
   }
 
   @Override
@@ -426,7 +445,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       try {
         response = filer.transactOnce(request);
       } catch (StatusRuntimeException e) {
-        backoffMs = backOff("claim of " + directory, e, deadline, backoffMs);
+        backoffMs = filer.backOff("claim of " + directory, e, deadline, backoffMs);
         continue;
       }
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {

@@ -189,6 +189,43 @@ class SeaweedObjectStoreFaultTest {
   }
 
   @Test
+  void smallAppendsStayInTheEntryUntilTheLimitThenMoveToChunksWithoutLosingAWriter()
+      throws Exception {
+    String path = "/kelp/groups/g/log.0000000001.000000";
+    byte[] big = new byte[SeaweedObjectStore.INLINE_LIMIT];
+    new Random(7).nextBytes(big);
+    try (SeaweedObjectStore a = store();
+        SeaweedObjectStore b = store();
+        FilerClient filer = new FilerClient(weed.filerAddress(), Duration.ofSeconds(10))) {
+      a.append(path, Unpooled.wrappedBuffer(new byte[] {'a'}), null);
+      b.append(path, Unpooled.wrappedBuffer(new byte[] {'b'}), null);
+      a.append(path, Unpooled.wrappedBuffer(new byte[] {'c'}), null); // a's view is stale
+      var entry = filer.lookup("/kelp/groups/g", "log.0000000001.000000").orElseThrow();
+      assertEquals("abc", entry.getContent().toStringUtf8(), "kept in the entry");
+      assertEquals(0, entry.getChunksCount());
+      // b's view ends at "b"; its append passes the limit, so the content becomes a chunk
+      b.append(path, Unpooled.wrappedBuffer(big), null);
+      entry = filer.lookup("/kelp/groups/g", "log.0000000001.000000").orElseThrow();
+      assertTrue(entry.getContent().isEmpty(), "content moved to chunks");
+      assertTrue(entry.getChunksCount() >= 2);
+      // a's view still has inline content: its small append must go after b's chunks
+      a.append(path, Unpooled.wrappedBuffer(new byte[] {'d'}), null);
+      ByteBuf back = b.read(path, 0, big.length + 100);
+      try {
+        byte[] expected = new byte[big.length + 4];
+        expected[0] = 'a';
+        expected[1] = 'b';
+        expected[2] = 'c';
+        System.arraycopy(big, 0, expected, 3, big.length);
+        expected[expected.length - 1] = 'd';
+        assertArrayEquals(expected, ByteBufUtil.getBytes(back));
+      } finally {
+        back.release();
+      }
+    }
+  }
+
+  @Test
   void theStartUpCheckNamesTheVolumeServerAndFailsWithoutOne() throws Exception {
     try (SeaweedObjectStore store =
         new SeaweedObjectStore(
