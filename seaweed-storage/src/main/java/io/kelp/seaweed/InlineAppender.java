@@ -1,12 +1,9 @@
 package io.kelp.seaweed;
 
 import com.google.protobuf.ByteString;
-import io.grpc.StatusRuntimeException;
 import io.kelp.seaweed.filer.FilerProto.Entry;
-import io.kelp.seaweed.filer.FilerProto.FilerError;
 import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
-import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -61,8 +58,7 @@ final class InlineAppender {
     }
     byte[] bytes = ByteBufUtil.getBytes(data);
     String token = newToken();
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
+    AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
     Optional<Entry> known = entries.get(path);
     while (true) {
       // Our own last entry cannot hold this append: it is forgotten after any unknown outcome.
@@ -92,29 +88,9 @@ final class InlineAppender {
                   .setDirectory(p[0])
                   .setEntry(next)
                   .build());
-      ObjectTransactionResponse response;
-      try {
-        response = filer.transactOnce(request);
-      } catch (StatusRuntimeException e) {
-        entries.forget(path);
-        backoffMs = filer.backOff("append to " + path, e, deadline, backoffMs);
-        continue;
+      if (attempts.attempt(request, next, null)) {
+        return true;
       }
-      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
-        entries.forget(path);
-        if (System.nanoTime() > deadline) {
-          throw new IOException(
-              "append to " + path + ": the object kept changing for " + retryFor.toSeconds() + "s");
-        }
-        continue; // another writer appended since we read the entry: read it again
-      }
-      if (!response.getError().isEmpty()) {
-        entries.forget(path);
-        throw new IOException(
-            "append to " + path + " on filer " + filer.address() + ": " + response.getError());
-      }
-      entries.put(path, next);
-      return true;
     }
   }
 

@@ -180,8 +180,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   private void appendEntry(String path, String[] p, List<FileChunk> added, Fence fence)
       throws IOException {
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
+    AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
     // The entry our last append left is the one to add to, unless a write intervened: then the
     // transaction's condition fails and the next attempt looks the entry up.
     Optional<Entry> known = entries.get(path);
@@ -213,32 +212,9 @@ public final class SeaweedObjectStore implements ObjectStore {
           fence == null
               ? transaction(path, unchanged(current), put)
               : transaction(path, fence, put);
-      ObjectTransactionResponse response;
-      try {
-        response = filer.transactOnce(request);
-      } catch (StatusRuntimeException e) {
-        entries.forget(path);
-        backoffMs = filer.backOff("append to " + path, e, deadline, backoffMs);
-        continue;
+      if (attempts.attempt(request, next, fence)) {
+        return;
       }
-      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
-        entries.forget(path);
-        if (fence != null) {
-          throw fenced(path, fence);
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IOException(
-              "append to " + path + ": the object kept changing for " + retryFor.toSeconds() + "s");
-        }
-        continue; // the entry changed since we read it: read it again
-      }
-      if (!response.getError().isEmpty()) {
-        entries.forget(path);
-        throw new IOException(
-            "append to " + path + " on filer " + filer.address() + ": " + response.getError());
-      }
-      entries.put(path, next);
-      return;
     }
   }
 

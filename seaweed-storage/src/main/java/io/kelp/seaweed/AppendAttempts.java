@@ -1,0 +1,69 @@
+package io.kelp.seaweed;
+
+import static io.kelp.seaweed.FilerTransactions.fenced;
+
+import io.grpc.StatusRuntimeException;
+import io.kelp.engine.store.Fence;
+import io.kelp.seaweed.filer.FilerProto.Entry;
+import io.kelp.seaweed.filer.FilerProto.FilerError;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * The attempts of one append at writing its new entry with a conditional filer transaction: what
+ * each outcome means for the entry this store remembers, and when to give up.
+ */
+final class AppendAttempts {
+  private final FilerClient filer;
+  private final EntryCache entries;
+  private final String path;
+  private final Duration retryFor;
+  private final long deadline;
+  private long backoffMs = 20;
+
+  AppendAttempts(FilerClient filer, EntryCache entries, String path, Duration retryFor) {
+    this.filer = filer;
+    this.entries = entries;
+    this.path = path;
+    this.retryFor = retryFor;
+    this.deadline = System.nanoTime() + retryFor.toNanos();
+  }
+
+  /**
+   * Sends {@code request}, which writes {@code next}. Returns true once written (then {@code next}
+   * is the entry remembered for the path), false when the entry must be read again before the next
+   * attempt: the condition failed (another writer came first), or the outcome is unknown (after a
+   * backoff; the earlier attempt may have landed). Throws once the fence is lost, on an error the
+   * filer reports, or when the time to retry has run out.
+   */
+  boolean attempt(ObjectTransactionRequest request, Entry next, Fence fence) throws IOException {
+    ObjectTransactionResponse response;
+    try {
+      response = filer.transactOnce(request);
+    } catch (StatusRuntimeException e) {
+      entries.forget(path);
+      backoffMs = filer.backOff("append to " + path, e, deadline, backoffMs);
+      return false;
+    }
+    if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
+      entries.forget(path);
+      if (fence != null) {
+        throw fenced(path, fence);
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException(
+            "append to " + path + ": the object kept changing for " + retryFor.toSeconds() + "s");
+      }
+      return false;
+    }
+    if (!response.getError().isEmpty()) {
+      entries.forget(path);
+      throw new IOException(
+          "append to " + path + " on filer " + filer.address() + ": " + response.getError());
+    }
+    entries.put(path, next);
+    return true;
+  }
+}
