@@ -23,12 +23,14 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -326,6 +328,14 @@ class BrokerAdminTest {
     assertEquals(0, cluster.controller().get().id());
     assertEquals(1, cluster.nodes().get().size());
     assertEquals(kelp.port(), cluster.nodes().get().iterator().next().port());
+    // v2 (KIP-1073): asking for fenced brokers as well still lists this one, not fenced
+    Collection<Node> withFenced =
+        admin
+            .describeCluster(new DescribeClusterOptions().includeFencedBrokers(true))
+            .nodes()
+            .get();
+    assertEquals(1, withFenced.size());
+    assertFalse(withFenced.iterator().next().isFenced());
 
     admin.createTopics(List.of(new NewTopic("sized", 2, (short) 1))).all().get();
     Map<String, LogDirDescription> dirs =

@@ -13,9 +13,10 @@ import io.kelp.gateway.server.HostPort;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * DescribeCluster (key 60), versions 0-1: the cluster id, this broker as controller, and this
- * broker (rack null). Asking for controller endpoints (v1 endpoint type 2) is
- * UNSUPPORTED_ENDPOINT_TYPE, as a Kafka broker answers.
+ * DescribeCluster (key 60), versions 0-2: the cluster id, this broker as controller, and this
+ * broker (rack null; never fenced, so v2's IncludeFencedBrokers changes nothing). Asking for
+ * controller endpoints (v1 endpoint type 2) is UNSUPPORTED_ENDPOINT_TYPE, as a Kafka broker
+ * answers.
  */
 public final class DescribeClusterHandler implements ApiHandler {
   private static final byte BROKERS = 1;
@@ -32,7 +33,7 @@ public final class DescribeClusterHandler implements ApiHandler {
 
   @Override
   public short maxVersion() {
-    return 1;
+    return 2;
   }
 
   @Override
