@@ -288,7 +288,14 @@ public final class CommittedOffsets {
         try {
           coordinator.store().writeOffsets(group.groupId(), Map.of(), gone);
           gone.forEach(group.offsets()::remove);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+          // the store is unreachable (it has retried already): one line, not a stack per group
+          LOG.warn(
+              "Group {}: removing offsets of deleted topic {} failed: {}",
+              group.groupId(),
+              topic,
+              e.toString());
+        } catch (RuntimeException e) {
           LOG.warn(
               "Group {}: removing offsets of deleted topic {} failed", group.groupId(), topic, e);
         }
@@ -338,7 +345,10 @@ public final class CommittedOffsets {
             coordinator.remove(group);
             LOG.info("Group {} is empty and has no offsets left: removed", group.groupId());
           }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+          LOG.warn(
+              "Group {}: expiring offsets failed, will retry: {}", group.groupId(), e.toString());
+        } catch (RuntimeException e) {
           LOG.warn("Group {}: expiring offsets failed; will retry", group.groupId(), e);
         }
       }
