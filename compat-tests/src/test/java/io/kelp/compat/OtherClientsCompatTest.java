@@ -22,14 +22,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The clients of other languages, each through a user's whole session: confluent-kafka (Python on
- * librdkafka) with the classic and the KIP-848 group protocol, kafkajs and franz-go. Each scenario
- * ({@code compat-tests/clients/<client>}) creates a topic of three partitions, produces keyed
- * records with headers (idempotent, acks=all, compressed), reads them exactly once in a consumer
- * group and commits, produces more and checks that the group resumes with exactly those, checks the
- * group's offsets, watermarks, offsets by time, topic configs and the group as the client's admin
- * API sees it, and deletes the topic. A scenario prints {@code OK ...} and exits 0, or prints
- * {@code FAIL <why>} and exits 1. {@code bin/install-test-tools} installs the clients into {@code
- * .tools/clients}.
+ * librdkafka) with the classic and the KIP-848 group protocol, kafka-python, kafkajs, franz-go, and
+ * sarama with its default protocol versions and with Kafka 2.0's. Each scenario ({@code
+ * compat-tests/clients/<client>}) creates a topic of three partitions, produces keyed records with
+ * headers (acks=all, compressed; idempotent where the client offers it), reads them exactly once
+ * and in offset order in a consumer group and commits, produces more and checks that the group
+ * resumes with exactly those, checks what the client's admin API reports (the group's offsets and
+ * state, and in most scenarios end offsets, offsets by time and the topic's configs), and deletes
+ * the topic. A scenario prints {@code OK ...} and exits 0, or prints {@code FAIL <why>} and exits
+ * 1. {@code bin/install-test-tools} installs the clients into {@code .tools/clients}.
  */
 class OtherClientsCompatTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(150);
@@ -39,15 +40,19 @@ class OtherClientsCompatTest {
   enum Client {
     CONFLUENT_KAFKA_CLASSIC_GROUP("confluent-kafka", "classic"),
     CONFLUENT_KAFKA_CONSUMER_GROUP("confluent-kafka", "consumer"),
+    KAFKA_PYTHON("kafka-python", null),
     KAFKAJS("kafkajs", null),
-    FRANZ_GO("franz-go", null);
+    FRANZ_GO("franz-go", null),
+    SARAMA("sarama", null),
+    /** sarama told to expect Kafka 2.0, so it speaks that release's request versions. */
+    SARAMA_KAFKA_2_0("sarama", "2.0.0");
 
     final String dir;
-    final String groupProtocol;
+    final String lastArgument;
 
-    Client(String dir, String groupProtocol) {
+    Client(String dir, String lastArgument) {
       this.dir = dir;
-      this.groupProtocol = groupProtocol;
+      this.lastArgument = lastArgument;
     }
 
     /** The command line of the scenario, with the client installed under {@code tools}. */
@@ -55,7 +60,7 @@ class OtherClientsCompatTest {
       Path installed = tools.resolve(dir);
       List<String> cmd = new ArrayList<>();
       switch (this) {
-        case CONFLUENT_KAFKA_CLASSIC_GROUP, CONFLUENT_KAFKA_CONSUMER_GROUP -> {
+        case CONFLUENT_KAFKA_CLASSIC_GROUP, CONFLUENT_KAFKA_CONSUMER_GROUP, KAFKA_PYTHON -> {
           cmd.add(installed.resolve("venv/bin/python").toString());
           cmd.add(scenarios.resolve(dir).resolve("scenario.py").toString());
         }
@@ -63,12 +68,13 @@ class OtherClientsCompatTest {
           cmd.add("node");
           cmd.add(scenarios.resolve(dir).resolve("scenario.js").toString());
         }
-        case FRANZ_GO -> cmd.add(installed.resolve("scenario").toString());
+        case FRANZ_GO, SARAMA, SARAMA_KAFKA_2_0 ->
+            cmd.add(installed.resolve("scenario").toString());
       }
       cmd.add(bootstrap);
       cmd.add(Integer.toString(RECORDS));
-      if (groupProtocol != null) {
-        cmd.add(groupProtocol);
+      if (lastArgument != null) {
+        cmd.add(lastArgument);
       }
       return cmd;
     }
