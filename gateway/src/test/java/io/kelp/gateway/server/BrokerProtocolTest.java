@@ -149,7 +149,7 @@ class BrokerProtocolTest {
     expected.put(42, "0-2");
     expected.put(44, "0-1");
     expected.put(47, "0-0");
-    expected.put(60, "0-1");
+    expected.put(60, "0-2");
     expected.put(68, "0-1");
     expected.put(69, "0-1");
     expected.put(75, "0-0");
