@@ -11,6 +11,7 @@ import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
 import io.kelp.gateway.coordinator.classic.ClassicGroup;
+import io.kelp.gateway.coordinator.classic.ClassicGroupView;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -69,11 +70,11 @@ public final class DescribeGroupsHandler implements ApiHandler {
   }
 
   private static void describe(ClassicGroup group, DescribedGroup out) {
-    ClassicGroup.View view = group.describe();
+    ClassicGroupView view = group.describe();
     out.setGroupState(view.state())
         .setProtocolType(view.protocolType())
         .setProtocolData(view.protocolName());
-    for (ClassicGroup.MemberView m : view.members()) {
+    for (ClassicGroupView.MemberView m : view.members()) {
       out.members()
           .add(
               new DescribedGroupMember()

@@ -1,7 +1,6 @@
 package io.kelp.gateway.coordinator.classic;
 
 import io.kelp.codec.message.JoinGroupResponse;
-import io.kelp.codec.message.JoinGroupResponse.JoinGroupResponseMember;
 import io.kelp.codec.message.SyncGroupResponse;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.coordinator.Group;
@@ -10,12 +9,10 @@ import io.kelp.gateway.coordinator.classic.ClassicMember.Protocol;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +35,14 @@ import org.slf4j.LoggerFactory;
  * when the group becomes empty, so a restarted coordinator resumes the generation and members keep
  * heartbeating without a rebalance.
  *
+ * <p>This class owns the group's state and runs the rebalance (join phase, generations, timeouts,
+ * Heartbeat, LeaveGroup); {@link ClassicJoin} decides how a JoinGroup joins, {@link ClassicSync}
+ * handles SyncGroup and hands out the leader's assignment, {@link ClassicGroupState} is the stored
+ * form and {@link ClassicGroupView} what DescribeGroups shows.
+ *
  * <p>Every public method takes the group's monitor; the store write it may do happens under it.
+ * ClassicJoin and ClassicSync are called only from those methods, so they run under it too, as do
+ * the package-private methods here that they call.
  */
 public final class ClassicGroup extends Group {
   private static final Logger LOG = LoggerFactory.getLogger(ClassicGroup.class);
@@ -79,11 +83,15 @@ public final class ClassicGroup extends Group {
   private long initialRemainingMs;
   private boolean newMemberAdded;
   private long syncDeadlineMs = NONE;
+  private final ClassicJoin joins;
+  private final ClassicSync syncs;
 
   public ClassicGroup(String groupId, GroupCoordinator coordinator) {
     super(groupId);
     this.coordinator = coordinator;
     this.stateTimestampMs = coordinator.nowMs();
+    this.joins = new ClassicJoin(this, members, coordinator);
+    this.syncs = new ClassicSync(this, members, coordinator);
   }
 
   // ---- what every group answers ----
@@ -197,205 +205,11 @@ public final class ClassicGroup extends Group {
 
   /** Handles a JoinGroup; the future completes when the member's join phase ends. */
   public synchronized CompletableFuture<JoinGroupResponse> join(JoinRequest r) {
-    CompletableFuture<JoinGroupResponse> future = new CompletableFuture<>();
-    boolean unknown = r.memberId().isEmpty();
-    if (!acceptJoiningMember(r.memberId())) {
-      future.complete(error(Errors.GROUP_MAX_SIZE_REACHED, ""));
-    } else if (state == State.DEAD) {
-      future.complete(error(Errors.COORDINATOR_NOT_AVAILABLE, r.memberId()));
-    } else if (!supportsProtocols(r.protocolType(), r.protocols())) {
-      future.complete(error(Errors.INCONSISTENT_GROUP_PROTOCOL, r.memberId()));
-    } else if (unknown) {
-      joinNewMember(r, future);
-    } else {
-      joinExistingMember(r, future);
-    }
-    return future;
+    return joins.join(r);
   }
 
-  private boolean acceptJoiningMember(String memberId) {
-    int max = coordinator.config().maxGroupSize();
-    return switch (state) {
-      case EMPTY, DEAD -> true;
-      case PREPARING_REBALANCE -> {
-        ClassicMember m = members.get(memberId);
-        yield (m != null && m.awaitingJoin()) || members.awaitingJoinCount() < max;
-      }
-      case COMPLETING_REBALANCE, STABLE -> members.get(memberId) != null || members.size() < max;
-    };
-  }
-
-  private void joinNewMember(JoinRequest r, CompletableFuture<JoinGroupResponse> future) {
-    String prefix = r.groupInstanceId() != null ? r.groupInstanceId() : r.clientId();
-    String newId = prefix + "-" + UUID.randomUUID();
-    if (r.groupInstanceId() != null) {
-      String existing = members.staticMemberId(r.groupInstanceId());
-      if (existing != null) {
-        LOG.info(
-            "Group {}: static member {} rejoins with a new member id {} (was {}) in state {}",
-            groupId(),
-            r.groupInstanceId(),
-            newId,
-            existing,
-            state.label);
-        replaceStaticMember(r, existing, newId, future);
-      } else {
-        addMemberAndRebalance(r, newId, future);
-      }
-    } else if (r.requireKnownMemberId()) {
-      members.addPending(newId, coordinator.nowMs() + r.sessionTimeoutMs());
-      future.complete(error(Errors.MEMBER_ID_REQUIRED, newId));
-    } else {
-      addMemberAndRebalance(r, newId, future);
-    }
-  }
-
-  private void joinExistingMember(JoinRequest r, CompletableFuture<JoinGroupResponse> future) {
-    String memberId = r.memberId();
-    if (members.isPending(memberId)) {
-      if (r.groupInstanceId() != null) {
-        future.complete(error(Errors.INVALID_REQUEST, memberId));
-        return;
-      }
-      members.removePending(memberId);
-      addMemberAndRebalance(r, memberId, future);
-      return;
-    }
-    short error = validateMember(memberId, r.groupInstanceId());
-    if (error != Errors.NONE) {
-      future.complete(error(error, memberId));
-      return;
-    }
-    ClassicMember member = members.get(memberId);
-    member.client(r.clientId(), r.clientHost());
-    switch (state) {
-      case PREPARING_REBALANCE -> updateMemberAndRebalance(member, r, future);
-      case COMPLETING_REBALANCE -> {
-        if (member.matches(r.protocols())) {
-          future.complete(joinResponse(member, members.isLeader(memberId), false));
-        } else {
-          updateMemberAndRebalance(member, r, future);
-        }
-      }
-      case STABLE -> {
-        if (members.isLeader(memberId) || !member.matches(r.protocols())) {
-          updateMemberAndRebalance(member, r, future);
-        } else {
-          future.complete(joinResponse(member, false, false));
-        }
-      }
-      default -> future.complete(error(Errors.UNKNOWN_MEMBER_ID, memberId));
-    }
-  }
-
-  private void addMemberAndRebalance(
-      JoinRequest r, String memberId, CompletableFuture<JoinGroupResponse> future) {
-    ClassicMember member =
-        new ClassicMember(
-            memberId,
-            r.groupInstanceId(),
-            r.clientId(),
-            r.clientHost(),
-            r.rebalanceTimeoutMs(),
-            r.sessionTimeoutMs(),
-            r.protocolType(),
-            r.protocols());
-    member.isNew(true);
-    if (state == State.PREPARING_REBALANCE && previousState == State.EMPTY) {
-      newMemberAdded = true;
-    }
-    if (members.isEmpty()) {
-      protocolType = r.protocolType();
-    }
-    members.add(member);
-    member.awaitJoin(future);
-    member.heartbeatDeadlineMs(coordinator.nowMs() + NEW_MEMBER_JOIN_TIMEOUT_MS);
-    LOG.info(
-        "Group {}: member {} (instance {}, client {}) joins in state {}; reason: {}",
-        groupId(),
-        memberId,
-        r.groupInstanceId(),
-        r.clientId(),
-        state.label,
-        r.reason() == null ? "not given" : r.reason());
-    rebalanceOrCompleteJoin();
-  }
-
-  private void updateMemberAndRebalance(
-      ClassicMember member, JoinRequest r, CompletableFuture<JoinGroupResponse> future) {
-    members.changeProtocols(member, r.protocols());
-    member.update(r.protocols(), r.rebalanceTimeoutMs(), r.sessionTimeoutMs());
-    if (member.awaitingJoin()) {
-      // A second JoinGroup while one waits: the first gets no answer in Kafka either; answer it
-      // with an error so the client's older request does not hang.
-      member.completeJoin(error(Errors.UNKNOWN_MEMBER_ID, member.memberId()));
-    }
-    member.awaitJoin(future);
-    rebalanceOrCompleteJoin();
-  }
-
-  private void replaceStaticMember(
-      JoinRequest r, String oldId, String newId, CompletableFuture<JoinGroupResponse> future) {
-    ClassicMember member = members.get(oldId);
-    // The old incarnation is fenced: whatever it waits for ends with FENCED_INSTANCE_ID.
-    member.completeJoin(error(Errors.FENCED_INSTANCE_ID, oldId));
-    member.completeSync(new SyncGroupResponse().setErrorCode(Errors.FENCED_INSTANCE_ID));
-    members.rename(member, newId);
-    member.client(r.clientId(), r.clientHost());
-    pendingSync.remove(oldId);
-    member.heartbeatDeadlineMs(coordinator.nowMs() + r.sessionTimeoutMs());
-    List<Protocol> oldProtocols = member.protocols();
-    int oldRebalanceTimeout = member.rebalanceTimeoutMs();
-    int oldSessionTimeout = member.sessionTimeoutMs();
-    members.changeProtocols(member, r.protocols());
-    member.update(r.protocols(), r.rebalanceTimeoutMs(), r.sessionTimeoutMs());
-    switch (state) {
-      case STABLE -> {
-        if (protocolName != null && protocolName.equals(members.selectProtocol())) {
-          // Same protocol: no rebalance; the member gets its old assignment back in SyncGroup.
-          try {
-            persist();
-          } catch (IOException e) {
-            LOG.warn("Group {}: could not store static member {}", groupId(), newId, e);
-            members.changeProtocols(member, oldProtocols);
-            member.update(oldProtocols, oldRebalanceTimeout, oldSessionTimeout);
-            members.rename(member, oldId);
-            future.complete(error(Errors.NOT_COORDINATOR, ""));
-            return;
-          }
-          boolean leader = members.isLeader(newId);
-          if (r.supportsSkipAssignment()) {
-            future.complete(joinResponse(member, leader, leader));
-          } else {
-            future.complete(joinResponse(member, false, false));
-          }
-        } else {
-          member.awaitJoin(future);
-          rebalanceOrCompleteJoin();
-        }
-      }
-      case COMPLETING_REBALANCE -> {
-        member.awaitJoin(future);
-        prepareRebalance("static member " + r.groupInstanceId() + " rejoined during a rebalance");
-      }
-      default -> {
-        member.awaitJoin(future);
-        maybeCompleteJoin();
-      }
-    }
-  }
-
-  private boolean supportsProtocols(String type, List<Protocol> offered) {
-    if (state == State.EMPTY) {
-      return type != null && !type.isEmpty() && !offered.isEmpty();
-    }
-    if (protocolType == null || !protocolType.equals(type)) {
-      return false;
-    }
-    return members.anySupportedByAll(offered);
-  }
-
-  private short validateMember(String memberId, String groupInstanceId) {
+  /** Checks a member id (and instance id) against the members; logs a fenced static member. */
+  short validateMember(String memberId, String groupInstanceId) {
     short error = members.validate(memberId, groupInstanceId);
     if (error == Errors.FENCED_INSTANCE_ID) {
       LOG.info(
@@ -410,7 +224,8 @@ public final class ClassicGroup extends Group {
 
   // ---- rebalancing ----
 
-  private void rebalanceOrCompleteJoin() {
+  /** After a member joined or changed: starts a rebalance, or ends the one under way if it can. */
+  void rebalanceOrCompleteJoin() {
     if (state == State.EMPTY || state == State.STABLE || state == State.COMPLETING_REBALANCE) {
       prepareRebalance("membership changed");
     } else {
@@ -418,12 +233,16 @@ public final class ClassicGroup extends Group {
     }
   }
 
-  private void prepareRebalance(String reason) {
+  /**
+   * Enters PreparingRebalance: members waiting in SyncGroup are told REBALANCE_IN_PROGRESS, and the
+   * join phase gets its deadline (the initial delay for an empty group).
+   */
+  void prepareRebalance(String reason) {
     if (state == State.COMPLETING_REBALANCE) {
       for (ClassicMember m : members.all()) {
         m.assignment(ClassicMember.EMPTY);
       }
-      propagateAssignment(Errors.REBALANCE_IN_PROGRESS);
+      syncs.propagateAssignment(Errors.REBALANCE_IN_PROGRESS);
     }
     pendingSync.clear();
     syncDeadlineMs = NONE;
@@ -447,7 +266,8 @@ public final class ClassicGroup extends Group {
     }
   }
 
-  private void maybeCompleteJoin() {
+  /** Ends the join phase once every member rejoined, unless the initial delay runs. */
+  void maybeCompleteJoin() {
     if (state == State.PREPARING_REBALANCE && previousState != State.EMPTY && members.allJoined()) {
       completeJoin();
     }
@@ -500,7 +320,7 @@ public final class ClassicGroup extends Group {
         members.leaderId());
     long now = coordinator.nowMs();
     for (ClassicMember m : members.all()) {
-      m.completeJoin(joinResponse(m, members.isLeader(m.memberId()), false));
+      m.completeJoin(joins.response(m, members.isLeader(m.memberId()), false));
       m.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
       m.isNew(false);
       pendingSync.add(m.memberId());
@@ -508,10 +328,24 @@ public final class ClassicGroup extends Group {
     syncDeadlineMs = now + members.rebalanceTimeoutMs();
   }
 
+  /**
+   * Adds a member that joined; the first one sets the group's protocol type, and one that joins
+   * during the initial delay lets the delay stretch.
+   */
+  void addMember(ClassicMember member) {
+    if (state == State.PREPARING_REBALANCE && previousState == State.EMPTY) {
+      newMemberAdded = true;
+    }
+    if (members.isEmpty()) {
+      protocolType = member.protocolType();
+    }
+    members.add(member);
+  }
+
   private void removeMember(String memberId) {
     ClassicMember m = members.remove(memberId);
     if (m != null) {
-      m.completeJoin(error(Errors.UNKNOWN_MEMBER_ID, ""));
+      m.completeJoin(ClassicJoin.error(Errors.UNKNOWN_MEMBER_ID, ""));
       m.completeSync(new SyncGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID));
     }
     pendingSync.remove(memberId);
@@ -538,94 +372,13 @@ public final class ClassicGroup extends Group {
       String requestProtocolType,
       String requestProtocolName,
       Map<String, byte[]> assignments) {
-    CompletableFuture<SyncGroupResponse> future = new CompletableFuture<>();
-    short error = validateSync(memberId, groupInstanceId, generation);
-    if (error == Errors.NONE
-        && (inconsistent(requestProtocolType, protocolType)
-            || inconsistent(requestProtocolName, protocolName))) {
-      error = Errors.INCONSISTENT_GROUP_PROTOCOL;
-    }
-    if (error != Errors.NONE) {
-      future.complete(new SyncGroupResponse().setErrorCode(error));
-      return future;
-    }
-    switch (state) {
-      case PREPARING_REBALANCE ->
-          future.complete(new SyncGroupResponse().setErrorCode(Errors.REBALANCE_IN_PROGRESS));
-      case COMPLETING_REBALANCE -> {
-        ClassicMember member = members.get(memberId);
-        member.awaitSync(future);
-        pendingSync.remove(memberId);
-        if (members.isLeader(memberId)) {
-          storeAssignment(assignments);
-        }
-      }
-      case STABLE -> {
-        pendingSync.remove(memberId);
-        ClassicMember member = members.get(memberId);
-        future.complete(
-            new SyncGroupResponse()
-                .setProtocolType(protocolType)
-                .setProtocolName(protocolName)
-                .setAssignment(member.assignment()));
-      }
-      default -> future.complete(new SyncGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID));
-    }
-    return future;
-  }
-
-  private short validateSync(String memberId, String groupInstanceId, int generation) {
-    if (state == State.DEAD) {
-      return Errors.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (state == State.EMPTY) {
-      return Errors.UNKNOWN_MEMBER_ID;
-    }
-    short error = validateMember(memberId, groupInstanceId);
-    if (error != Errors.NONE) {
-      return error;
-    }
-    return generation == generationId ? Errors.NONE : Errors.ILLEGAL_GENERATION;
-  }
-
-  private static boolean inconsistent(String fromRequest, String groupValue) {
-    return fromRequest != null && groupValue != null && !fromRequest.equals(groupValue);
-  }
-
-  private void storeAssignment(Map<String, byte[]> assignments) {
-    Map<String, byte[]> previous = new HashMap<>();
-    for (ClassicMember m : members.all()) {
-      previous.put(m.memberId(), m.assignment());
-      m.assignment(assignments.getOrDefault(m.memberId(), ClassicMember.EMPTY));
-    }
-    try {
-      persist();
-    } catch (IOException e) {
-      LOG.warn(
-          "Group {}: could not store the assignment of generation {}", groupId(), generationId, e);
-      for (ClassicMember m : members.all()) {
-        m.assignment(ClassicMember.EMPTY);
-      }
-      propagateAssignment(Errors.NOT_COORDINATOR);
-      prepareRebalance("the assignment could not be stored");
-      return;
-    }
-    propagateAssignment(Errors.NONE);
-    transition(State.STABLE);
-  }
-
-  private void propagateAssignment(short error) {
-    long now = coordinator.nowMs();
-    for (ClassicMember m : members.all()) {
-      SyncGroupResponse response = new SyncGroupResponse().setErrorCode(error);
-      if (error == Errors.NONE) {
-        response.setProtocolType(protocolType).setProtocolName(protocolName);
-        response.setAssignment(m.assignment());
-      }
-      if (m.completeSync(response)) {
-        m.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
-      }
-    }
+    return syncs.sync(
+        memberId,
+        groupInstanceId,
+        generation,
+        requestProtocolType,
+        requestProtocolName,
+        assignments);
   }
 
   // ---- Heartbeat and LeaveGroup ----
@@ -752,42 +505,8 @@ public final class ClassicGroup extends Group {
     }
   }
 
-  // ---- responses ----
-
-  private JoinGroupResponse joinResponse(ClassicMember m, boolean withMembers, boolean skip) {
-    JoinGroupResponse r =
-        new JoinGroupResponse()
-            .setMemberId(m.memberId())
-            .setGenerationId(generationId)
-            .setProtocolType(protocolType)
-            .setProtocolName(protocolName)
-            .setLeader(members.leaderId() == null ? "" : members.leaderId())
-            .setSkipAssignment(skip);
-    if (withMembers) {
-      List<JoinGroupResponseMember> list = new ArrayList<>(members.size());
-      for (ClassicMember each : members.all()) {
-        byte[] metadata = each.metadata(protocolName);
-        list.add(
-            new JoinGroupResponseMember()
-                .setMemberId(each.memberId())
-                .setGroupInstanceId(each.groupInstanceId())
-                .setMetadata(metadata == null ? ClassicMember.EMPTY : metadata));
-      }
-      r.setMembers(list);
-    }
-    return r;
-  }
-
-  private static JoinGroupResponse error(short code, String memberId) {
-    return new JoinGroupResponse()
-        .setErrorCode(code)
-        .setMemberId(memberId)
-        .setGenerationId(-1)
-        .setProtocolName(null)
-        .setLeader("");
-  }
-
-  private void transition(State next) {
+  /** Enters {@code next}, remembering the state it leaves and when. */
+  void transition(State next) {
     previousState = state;
     state = next;
     stateTimestampMs = coordinator.nowMs();
@@ -795,38 +514,9 @@ public final class ClassicGroup extends Group {
 
   // ---- description ----
 
-  /** A member as DescribeGroups shows it. */
-  public record MemberView(
-      String memberId,
-      String groupInstanceId,
-      String clientId,
-      String clientHost,
-      byte[] metadata,
-      byte[] assignment) {}
-
-  /** The group as DescribeGroups shows it: state, protocol and members. */
-  public record View(
-      String state, String protocolType, String protocolName, List<MemberView> members) {}
-
-  public synchronized View describe() {
-    List<MemberView> list = new ArrayList<>();
-    boolean stable = state == State.STABLE;
-    for (ClassicMember m : members.all()) {
-      byte[] metadata = protocolName == null ? null : m.metadata(protocolName);
-      list.add(
-          new MemberView(
-              m.memberId(),
-              m.groupInstanceId(),
-              m.clientId(),
-              m.clientHost(),
-              stable && metadata != null ? metadata : ClassicMember.EMPTY,
-              stable ? m.assignment() : ClassicMember.EMPTY));
-    }
-    return new View(
-        state.label,
-        protocolType == null ? "" : protocolType,
-        stable && protocolName != null ? protocolName : "",
-        list);
+  /** The group as DescribeGroups shows it. */
+  public synchronized ClassicGroupView describe() {
+    return ClassicGroupView.of(state, protocolType, protocolName, members);
   }
 
   /** Member ids, for logs and tests. */
@@ -844,29 +534,34 @@ public final class ClassicGroup extends Group {
     return members.leaderId();
   }
 
-  // ---- stored state ----
+  // ---- for ClassicJoin and ClassicSync; the caller holds the monitor ----
 
-  private void persist() throws IOException {
-    coordinator.store().writeMetadata(groupId(), ClassicGroupState.encode(this.snapshot()));
+  State currentState() {
+    return state;
   }
 
-  private ClassicGroupState snapshot() {
-    List<ClassicGroupState.Member> list = new ArrayList<>();
-    for (ClassicMember m : members.all()) {
-      byte[] subscription = protocolName == null ? null : m.metadata(protocolName);
-      list.add(
-          new ClassicGroupState.Member(
-              m.memberId(),
-              m.groupInstanceId(),
-              m.clientId(),
-              m.clientHost(),
-              m.rebalanceTimeoutMs(),
-              m.sessionTimeoutMs(),
-              subscription == null ? ClassicMember.EMPTY : subscription,
-              m.assignment()));
-    }
-    return new ClassicGroupState(
-        protocolType, protocolName, generationId, members.leaderId(), stateTimestampMs, list);
+  /** The protocol type the first member set, null before; {@link #protocolType()} shows "" then. */
+  String protocolTypeOrNull() {
+    return protocolType;
+  }
+
+  /** The protocol of the current generation, null when it has none. */
+  String protocolName() {
+    return protocolName;
+  }
+
+  /** The member sent SyncGroup, or is gone: the group no longer waits for its SyncGroup. */
+  void forgetPendingSync(String memberId) {
+    pendingSync.remove(memberId);
+  }
+
+  // ---- stored state ----
+
+  /** Writes the group's membership to the store; the caller holds the monitor. */
+  void persist() throws IOException {
+    ClassicGroupState s =
+        ClassicGroupState.of(protocolType, protocolName, generationId, stateTimestampMs, members);
+    coordinator.store().writeMetadata(groupId(), ClassicGroupState.encode(s));
   }
 
   /** Rebuilds a group from its stored state; members get a fresh session timeout. */
@@ -877,26 +572,7 @@ public final class ClassicGroup extends Group {
       g.protocolType = s.protocolType();
       g.protocolName = s.protocolName();
       long now = coordinator.nowMs();
-      for (ClassicGroupState.Member m : s.members()) {
-        List<Protocol> protocols =
-            s.protocolName() == null
-                ? List.of()
-                : List.of(new Protocol(s.protocolName(), m.subscription()));
-        ClassicMember member =
-            new ClassicMember(
-                m.memberId(),
-                m.groupInstanceId(),
-                m.clientId(),
-                m.clientHost(),
-                m.rebalanceTimeoutMs(),
-                m.sessionTimeoutMs(),
-                s.protocolType(),
-                protocols);
-        member.assignment(m.assignment());
-        member.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
-        g.members.add(member);
-      }
-      g.members.restoreLeader(s.leaderId());
+      s.restoreMembers(g.members, now);
       g.state = g.members.isEmpty() ? State.EMPTY : State.STABLE;
       g.previousState = g.state;
       g.stateTimestampMs = s.stateTimestampMs() > 0 ? s.stateTimestampMs() : now;

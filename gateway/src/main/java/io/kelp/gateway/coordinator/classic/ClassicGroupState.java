@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kelp.gateway.coordinator.GroupCoordinator;
+import io.kelp.gateway.coordinator.classic.ClassicMember.Protocol;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,8 @@ import java.util.List;
  *              "subscription":"&lt;base64&gt;", "assignment":"&lt;base64&gt;"}]}
  * </pre>
  *
- * Only the metadata of the chosen protocol is kept per member, as Kafka does.
+ * Only the metadata of the chosen protocol is kept per member, as Kafka does. Besides the JSON,
+ * this converts between the stored form and a live group's members.
  */
 record ClassicGroupState(
     String protocolType,
@@ -38,6 +40,56 @@ record ClassicGroupState(
       int sessionTimeoutMs,
       byte[] subscription,
       byte[] assignment) {}
+
+  /** The stored form of a group's membership; the caller holds the group's monitor. */
+  static ClassicGroupState of(
+      String protocolType,
+      String protocolName,
+      int generation,
+      long stateTimestampMs,
+      ClassicMembers members) {
+    List<Member> list = new ArrayList<>();
+    for (ClassicMember m : members.all()) {
+      byte[] subscription = protocolName == null ? null : m.metadata(protocolName);
+      list.add(
+          new Member(
+              m.memberId(),
+              m.groupInstanceId(),
+              m.clientId(),
+              m.clientHost(),
+              m.rebalanceTimeoutMs(),
+              m.sessionTimeoutMs(),
+              subscription == null ? ClassicMember.EMPTY : subscription,
+              m.assignment()));
+    }
+    return new ClassicGroupState(
+        protocolType, protocolName, generation, members.leaderId(), stateTimestampMs, list);
+  }
+
+  /**
+   * Adds the stored members to {@code into}, each offering only the stored protocol and getting a
+   * fresh session timeout from {@code nowMs}, and restores the leader.
+   */
+  void restoreMembers(ClassicMembers into, long nowMs) {
+    for (Member m : members) {
+      List<Protocol> protocols =
+          protocolName == null ? List.of() : List.of(new Protocol(protocolName, m.subscription()));
+      ClassicMember member =
+          new ClassicMember(
+              m.memberId(),
+              m.groupInstanceId(),
+              m.clientId(),
+              m.clientHost(),
+              m.rebalanceTimeoutMs(),
+              m.sessionTimeoutMs(),
+              protocolType,
+              protocols);
+      member.assignment(m.assignment());
+      member.heartbeatDeadlineMs(nowMs + m.sessionTimeoutMs());
+      into.add(member);
+    }
+    into.restoreLeader(leaderId);
+  }
 
   static byte[] encode(ClassicGroupState s) throws IOException {
     ObjectNode root = GroupCoordinator.json().createObjectNode();
