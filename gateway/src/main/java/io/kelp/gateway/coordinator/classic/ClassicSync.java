@@ -5,7 +5,6 @@ import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.coordinator.GroupCoordinator;
 import io.kelp.gateway.coordinator.classic.ClassicGroup.State;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -100,9 +99,7 @@ final class ClassicSync {
    * they get NOT_COORDINATOR and the group rebalances.
    */
   private void storeAssignment(Map<String, byte[]> assignments) {
-    Map<String, byte[]> previous = new HashMap<>();
     for (ClassicMember m : members.all()) {
-      previous.put(m.memberId(), m.assignment());
       m.assignment(assignments.getOrDefault(m.memberId(), ClassicMember.EMPTY));
     }
     try {
