@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Kelp on a real SeaweedFS while an idempotent acks=all producer sends numbered records: SeaweedFS
  * (master, volume server and filer in one {@code weed} process) is SIGKILLed and started again on
- * the same directory and ports, or the broker is SIGKILLed and started again against the same
- * filer. The producer may meet timeouts and retriable errors meanwhile; afterwards every
- * acknowledged record is read back exactly once, at the offset it was acknowledged with, in send
- * order per partition. The random seed is printed; rerun with {@code -Dcompat.crash.seed=N}.
+ * the same directory and ports, or frozen with SIGSTOP and continued, or the broker is SIGKILLed
+ * and started again against the same filer. The producer may meet timeouts and retriable errors
+ * meanwhile; afterwards every acknowledged record is read back exactly once, at the offset it was
+ * acknowledged with, in send order per partition. The random seed is printed; rerun with {@code
+ * -Dcompat.crash.seed=N}.
  */
 @Tag("seaweedfs")
 class SeaweedFaultTest {
@@ -104,6 +105,62 @@ class SeaweedFaultTest {
       }
       kelp.stop();
     }
+  }
+
+  /**
+   * A slow SeaweedFS: the weed process is stopped (SIGSTOP) and continued (SIGCONT), once for
+   * longer than the producer's request timeout, so that acks=all requests time out while their
+   * batches wait in the broker and the producer sends them again, and once for longer than the
+   * store's own timeouts, so that the broker's writes fail and are retried. Nothing acknowledged is
+   * lost or stored twice: the retries stay in the producer's epoch, whose batches the broker
+   * recognises.
+   */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveAFrozenSeaweed() throws Exception {
+    String topic = "weed-frozen";
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-weed-frozen")) {
+      createTopic(kelp, topic);
+      WeedProcess weed = kelp.weed();
+      try (NumberedLoad load =
+          new NumberedLoad(
+              kelp.bootstrap(),
+              topic,
+              PARTITIONS,
+              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
+        int[] freezeSeconds = {15 + random.nextInt(6), 35 + random.nextInt(11)};
+        for (int seconds : freezeSeconds) {
+          load.awaitProgress(500, "before freezing SeaweedFS");
+          int ackedBefore = load.totalAcked();
+          signal(weed.pid(), "STOP");
+          try {
+            System.out.println(
+                "SeaweedFS frozen for "
+                    + seconds
+                    + " s: "
+                    + ackedBefore
+                    + " acknowledged, "
+                    + load.sent()
+                    + " sent");
+            Thread.sleep(seconds * 1000L);
+          } finally {
+            signal(weed.pid(), "CONT");
+          }
+        }
+        load.awaitProgress(3_000, "after SeaweedFS was continued");
+        load.finish();
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+          load.verify(consumer);
+        }
+      }
+      kelp.stop();
+    }
+  }
+
+  /** Sends {@code kill -<name> pid}. */
+  private static void signal(long pid, String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -" + name + " " + pid);
   }
 
   @Test
