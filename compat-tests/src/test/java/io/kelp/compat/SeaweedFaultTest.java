@@ -70,39 +70,31 @@ class SeaweedFaultTest {
 
   private void survivesSeaweedRestarts(String topic, String... flags) throws Exception {
     try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-" + topic, flags)) {
-      createTopic(kelp, topic);
       WeedProcess weed = kelp.weed();
-      try (NumberedLoad load =
-          new NumberedLoad(
-              kelp.bootstrap(),
-              topic,
-              PARTITIONS,
-              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
-        for (int restart = 1; restart <= RESTARTS; restart++) {
-          load.awaitProgress(500, "before SeaweedFS restart " + restart);
-          Thread.sleep(random.nextInt(2_000));
-          int ackedBefore = load.totalAcked();
-          long pid = weed.pid();
-          weed.kill();
-          System.out.println(
-              "SeaweedFS restart "
-                  + restart
-                  + " (pid "
-                  + pid
-                  + " SIGKILLed): "
-                  + ackedBefore
-                  + " acknowledged, "
-                  + load.sent()
-                  + " sent");
-          Thread.sleep(random.nextInt(2_000));
-          weed.restart();
-        }
-        load.awaitProgress(3_000, "after the last SeaweedFS restart");
-        load.finish();
-        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
-          load.verify(consumer);
-        }
-      }
+      underLoad(
+          kelp,
+          topic,
+          load -> {
+            for (int restart = 1; restart <= RESTARTS; restart++) {
+              load.awaitProgress(500, "before SeaweedFS restart " + restart);
+              Thread.sleep(random.nextInt(2_000));
+              int ackedBefore = load.totalAcked();
+              long pid = weed.pid();
+              weed.kill();
+              System.out.println(
+                  "SeaweedFS restart "
+                      + restart
+                      + " (pid "
+                      + pid
+                      + " SIGKILLed): "
+                      + ackedBefore
+                      + " acknowledged, "
+                      + load.sent()
+                      + " sent");
+              Thread.sleep(random.nextInt(2_000));
+              weed.restart();
+            }
+          });
       kelp.stop();
     }
   }
@@ -118,42 +110,91 @@ class SeaweedFaultTest {
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void acknowledgedRecordsSurviveAFrozenSeaweed() throws Exception {
-    String topic = "weed-frozen";
     try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-weed-frozen")) {
-      createTopic(kelp, topic);
       WeedProcess weed = kelp.weed();
-      try (NumberedLoad load =
-          new NumberedLoad(
-              kelp.bootstrap(),
-              topic,
-              PARTITIONS,
-              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
-        int[] freezeSeconds = {15 + random.nextInt(6), 35 + random.nextInt(11)};
-        for (int seconds : freezeSeconds) {
-          load.awaitProgress(500, "before freezing SeaweedFS");
-          int ackedBefore = load.totalAcked();
-          signal(weed.pid(), "STOP");
-          try {
-            System.out.println(
-                "SeaweedFS frozen for "
-                    + seconds
-                    + " s: "
-                    + ackedBefore
-                    + " acknowledged, "
-                    + load.sent()
-                    + " sent");
-            Thread.sleep(seconds * 1000L);
-          } finally {
-            signal(weed.pid(), "CONT");
-          }
-        }
-        load.awaitProgress(3_000, "after SeaweedFS was continued");
-        load.finish();
-        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
-          load.verify(consumer);
-        }
-      }
+      underLoad(
+          kelp,
+          "weed-frozen",
+          load -> {
+            int[] freezeSeconds = {15 + random.nextInt(6), 35 + random.nextInt(11)};
+            for (int seconds : freezeSeconds) {
+              load.awaitProgress(500, "before freezing SeaweedFS");
+              int ackedBefore = load.totalAcked();
+              signal(weed.pid(), "STOP");
+              try {
+                System.out.println(
+                    "SeaweedFS frozen for "
+                        + seconds
+                        + " s: "
+                        + ackedBefore
+                        + " acknowledged, "
+                        + load.sent()
+                        + " sent");
+                Thread.sleep(seconds * 1000L);
+              } finally {
+                signal(weed.pid(), "CONT");
+              }
+            }
+          });
       kelp.stop();
+    }
+  }
+
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveBrokerKillsOnSeaweed() throws Exception {
+    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-broker")) {
+      underLoad(
+          kelp,
+          "broker-kill",
+          load -> {
+            for (int kill = 1; kill <= RESTARTS; kill++) {
+              load.awaitProgress(500, "before broker kill " + kill);
+              Thread.sleep(random.nextInt(2_000));
+              int ackedBefore = load.totalAcked();
+              kelp.kill();
+              System.out.println(
+                  "broker kill "
+                      + kill
+                      + ": "
+                      + ackedBefore
+                      + " acknowledged, "
+                      + load.sent()
+                      + " sent");
+              Thread.sleep(random.nextInt(1_000));
+              kelp.restart();
+            }
+          });
+      kelp.stop();
+      // everything the restarts needed came from the filer
+      assertEquals(List.of(), list(kelp.dataDir()), "files in the broker's data directory");
+    }
+  }
+
+  /** What a test does to the broker or SeaweedFS while the load runs. */
+  private interface Faults {
+    void inject(NumberedLoad load) throws Exception;
+  }
+
+  /**
+   * Runs an idempotent acks=all producer of numbered records on a new topic while {@code faults}
+   * happen, waits for the load to make progress after them, and checks that every acknowledged
+   * record reads back exactly once, at its offset, in order.
+   */
+  private static void underLoad(KelpProcess kelp, String topic, Faults faults) throws Exception {
+    createTopic(kelp, topic);
+    try (NumberedLoad load =
+        new NumberedLoad(
+            kelp.bootstrap(),
+            topic,
+            PARTITIONS,
+            NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
+      faults.inject(load);
+      load.awaitProgress(3_000, "after the faults");
+      load.finish();
+      try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
+        load.verify(consumer);
+      }
     }
   }
 
@@ -161,46 +202,6 @@ class SeaweedFaultTest {
   private static void signal(long pid, String name) throws IOException, InterruptedException {
     Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
     assertEquals(0, kill.waitFor(), "kill -" + name + " " + pid);
-  }
-
-  @Test
-  @Timeout(value = 8, unit = TimeUnit.MINUTES)
-  void acknowledgedRecordsSurviveBrokerKillsOnSeaweed() throws Exception {
-    String topic = "broker-kill";
-    try (KelpProcess kelp = KelpProcess.startOnSeaweed("SeaweedFaultTest-broker")) {
-      createTopic(kelp, topic);
-      try (NumberedLoad load =
-          new NumberedLoad(
-              kelp.bootstrap(),
-              topic,
-              PARTITIONS,
-              NumberedLoad.resilientProducer(DELIVERY_TIMEOUT_MS))) {
-        for (int kill = 1; kill <= RESTARTS; kill++) {
-          load.awaitProgress(500, "before broker kill " + kill);
-          Thread.sleep(random.nextInt(2_000));
-          int ackedBefore = load.totalAcked();
-          kelp.kill();
-          System.out.println(
-              "broker kill "
-                  + kill
-                  + ": "
-                  + ackedBefore
-                  + " acknowledged, "
-                  + load.sent()
-                  + " sent");
-          Thread.sleep(random.nextInt(1_000));
-          kelp.restart();
-        }
-        load.awaitProgress(3_000, "after the last broker restart");
-        load.finish();
-        try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap())) {
-          load.verify(consumer);
-        }
-      }
-      kelp.stop();
-      // everything the restarts needed came from the filer
-      assertEquals(List.of(), list(kelp.dataDir()), "files in the broker's data directory");
-    }
   }
 
   @Test
