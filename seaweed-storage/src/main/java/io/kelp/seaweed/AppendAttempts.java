@@ -10,6 +10,7 @@ import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The attempts of one append at writing its new entry with a conditional filer transaction: what
@@ -22,6 +23,8 @@ final class AppendAttempts {
   private final Duration retryFor;
   private final long deadline;
   private long backoffMs = 20;
+  private Optional<Entry> known;
+  private boolean ours;
 
   AppendAttempts(FilerClient filer, EntryCache entries, String path, Duration retryFor) {
     this.filer = filer;
@@ -29,6 +32,37 @@ final class AppendAttempts {
     this.path = path;
     this.retryFor = retryFor;
     this.deadline = System.nanoTime() + retryFor.toNanos();
+    this.known = entries.get(path);
+  }
+
+  /**
+   * The entry the next attempt adds to: for the first attempt the one our last write left, when
+   * this store remembers it; otherwise the filer's, looked up (then an earlier attempt of this
+   * append may already be in it). Throws if the path is a directory.
+   */
+  Optional<Entry> current() throws IOException {
+    ours = known.isPresent();
+    Optional<Entry> current;
+    if (ours) {
+      current = known;
+    } else {
+      String[] p = SeaweedObjectStore.split(path);
+      current = filer.lookup(p[0], p[1]);
+    }
+    known = Optional.empty();
+    if (current.isPresent() && current.get().getIsDirectory()) {
+      throw new IOException("cannot append to " + path + ": it is a directory");
+    }
+    return current;
+  }
+
+  /**
+   * Whether the last {@link #current()} came from the filer, so that an earlier attempt whose
+   * answer was lost may be in it. Our own last entry cannot hold this append: it is forgotten after
+   * any unknown outcome.
+   */
+  boolean mayHoldAnEarlierAttempt() {
+    return !ours;
   }
 
   /**

@@ -59,18 +59,11 @@ final class InlineAppender {
     byte[] bytes = ByteBufUtil.getBytes(data);
     String token = newToken();
     AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
-    Optional<Entry> known = entries.get(path);
     while (true) {
-      // Our own last entry cannot hold this append: it is forgotten after any unknown outcome.
-      boolean ours = known.isPresent();
-      Optional<Entry> current = ours ? known : filer.lookup(p[0], p[1]);
-      known = Optional.empty();
+      Optional<Entry> current = attempts.current();
       if (current.isPresent()) {
         Entry e = current.get();
-        if (e.getIsDirectory()) {
-          throw new IOException("cannot append to " + path + ": it is a directory");
-        }
-        if (!ours && tokens(e).contains(token)) {
+        if (attempts.mayHoldAnEarlierAttempt() && tokens(e).contains(token)) {
           entries.put(path, e);
           return true; // an earlier attempt landed before its answer was lost
         }

@@ -181,18 +181,11 @@ public final class SeaweedObjectStore implements ObjectStore {
   private void appendEntry(String path, String[] p, List<FileChunk> added, Fence fence)
       throws IOException {
     AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
-    // The entry our last append left is the one to add to, unless a write intervened: then the
-    // transaction's condition fails and the next attempt looks the entry up.
-    Optional<Entry> known = entries.get(path);
     while (true) {
-      // Our own last entry cannot hold this append: it is forgotten after any unknown outcome.
-      boolean ours = known.isPresent();
-      Optional<Entry> current = ours ? known : filer.lookup(p[0], p[1]);
-      known = Optional.empty();
-      if (current.isPresent() && current.get().getIsDirectory()) {
-        throw new IOException("cannot append to " + path + ": it is a directory");
-      }
-      if (!ours
+      // The entry our last append left is the one to add to, unless a write intervened: then the
+      // transaction's condition fails and the next attempt looks the entry up.
+      Optional<Entry> current = attempts.current();
+      if (attempts.mayHoldAnEarlierAttempt()
           && !added.isEmpty()
           && current.isPresent()
           && hasChunk(current.get(), added.get(0))) {
