@@ -41,16 +41,17 @@ import org.slf4j.LoggerFactory;
  * {@code retryFor} has passed. Calls that are not safe to repeat blindly (entry writes) are retried
  * by the store, which knows how to tell whether an earlier attempt landed.
  *
- * <p>The gRPC port is the filer's HTTP port plus 10000, SeaweedFS's convention.
+ * <p>The gRPC port is the filer's HTTP port plus 10000, SeaweedFS's convention, unless the address
+ * names another ({@link FilerAddress}).
  */
 final class FilerClient implements AutoCloseable {
-  static final int GRPC_PORT_OFFSET = 10000;
   private static final Logger log = LoggerFactory.getLogger(FilerClient.class);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
   private static final int PAGE = 1024;
   private static final int VOLUME_CACHE_SIZE = 4096;
 
   private final String address;
+  private final int grpcPort;
   private final ManagedChannel channel;
   private final SeaweedFilerBlockingStub stub;
   private final Duration retryFor;
@@ -65,20 +66,16 @@ final class FilerClient implements AutoCloseable {
       };
 
   /**
-   * @param address the filer's {@code host:httpPort}
+   * @param address the filer's address, as {@link FilerAddress#parse} reads it
    * @param retryFor how long a call keeps retrying while the filer is unreachable
    */
   FilerClient(String address, Duration retryFor) {
-    this.address = address;
+    FilerAddress parsed = FilerAddress.parse(address);
+    this.address = parsed.toString();
+    this.grpcPort = parsed.grpcPort();
     this.retryFor = retryFor;
-    int colon = address.lastIndexOf(':');
-    if (colon < 0) {
-      throw new IllegalArgumentException("filer address is host:port, got " + address);
-    }
-    String host = address.substring(0, colon);
-    int port = Integer.parseInt(address.substring(colon + 1)) + GRPC_PORT_OFFSET;
     channel =
-        NettyChannelBuilder.forAddress(host, port)
+        NettyChannelBuilder.forAddress(parsed.host(), parsed.grpcPort())
             .usePlaintext()
             .maxInboundMessageSize(64 << 20)
             .keepAliveTime(30, TimeUnit.SECONDS)
@@ -160,8 +157,8 @@ final class FilerClient implements AutoCloseable {
           throw new FilerException(
               "the SeaweedFS filer at "
                   + address
-                  + " (gRPC port +"
-                  + GRPC_PORT_OFFSET
+                  + " (gRPC port "
+                  + grpcPort
                   + ") did not answer within "
                   + timeout.toSeconds()
                   + " s: "
@@ -170,9 +167,9 @@ final class FilerClient implements AutoCloseable {
         }
         if (now - lastLog >= TimeUnit.SECONDS.toNanos(10) || lastLog == start) {
           log.info(
-              "waiting for the SeaweedFS filer at {} (gRPC port +{}): {}",
+              "waiting for the SeaweedFS filer at {} (gRPC port {}): {}",
               address,
-              GRPC_PORT_OFFSET,
+              grpcPort,
               e.getStatus().getCode());
           lastLog = now;
         }

@@ -16,7 +16,7 @@ class SeaweedWeedProcessTest {
   void startsRestartsOnTheSameDataAndStops() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     try (WeedProcess weed = WeedProcess.start()) {
-      URI file = URI.create("http://" + weed.filerAddress() + "/kelp/probe.txt");
+      URI file = URI.create("http://" + weed.filerHttpAddress() + "/kelp/probe.txt");
       HttpRequest put =
           HttpRequest.newBuilder(file).PUT(HttpRequest.BodyPublishers.ofString("kept")).build();
       assertTrue(http.send(put, HttpResponse.BodyHandlers.discarding()).statusCode() < 300);

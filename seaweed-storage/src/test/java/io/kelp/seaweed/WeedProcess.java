@@ -41,11 +41,12 @@ public final class WeedProcess implements AutoCloseable {
   private final int masterPort;
   private final int volumePort;
   private final int filerPort;
+  private final int filerGrpcPort;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
 
-  private WeedProcess() throws IOException {
+  private WeedProcess(boolean ownFilerGrpcPort) throws IOException {
     binary = findBinary();
     dir = Files.createTempDirectory("kelp-weed-");
     Path target = Paths.get("target").toAbsolutePath();
@@ -55,15 +56,30 @@ public final class WeedProcess implements AutoCloseable {
       candidate = target.resolve("weed-" + SEQUENCE.incrementAndGet() + ".log");
     } while (Files.exists(candidate));
     log = candidate;
-    int[] ports = freePorts(3);
+    int[] ports = freePorts(4);
     masterPort = ports[0];
     volumePort = ports[1];
     filerPort = ports[2];
+    filerGrpcPort = ownFilerGrpcPort ? ports[3] : filerPort + GRPC_OFFSET;
   }
 
   /** Starts a fresh SeaweedFS and waits until its filer can store a file. */
   public static WeedProcess start() throws IOException, InterruptedException {
-    WeedProcess weed = new WeedProcess();
+    return start(false);
+  }
+
+  /**
+   * Starts a fresh SeaweedFS whose filer serves gRPC on a port of its own ({@code
+   * -filer.port.grpc}) rather than on its HTTP port + {@value #GRPC_OFFSET}; {@link #filerAddress}
+   * then names it as SeaweedFS does, {@code 127.0.0.1:<http port>.<grpc port>}.
+   */
+  public static WeedProcess startWithOwnFilerGrpcPort() throws IOException, InterruptedException {
+    return start(true);
+  }
+
+  private static WeedProcess start(boolean ownFilerGrpcPort)
+      throws IOException, InterruptedException {
+    WeedProcess weed = new WeedProcess(ownFilerGrpcPort);
     try {
       weed.startProcess();
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -73,8 +89,17 @@ public final class WeedProcess implements AutoCloseable {
     return weed;
   }
 
-  /** The filer's address for clients, {@code 127.0.0.1:<http port>}. */
+  /**
+   * The filer's address for clients, {@code 127.0.0.1:<http port>}, followed by {@code .<grpc
+   * port>} when that is not the HTTP port + {@value #GRPC_OFFSET}.
+   */
   public String filerAddress() {
+    String http = "127.0.0.1:" + filerPort;
+    return filerGrpcPort == filerPort + GRPC_OFFSET ? http : http + "." + filerGrpcPort;
+  }
+
+  /** The filer's HTTP address alone, {@code 127.0.0.1:<http port>}. */
+  public String filerHttpAddress() {
     return "127.0.0.1:" + filerPort;
   }
 
@@ -84,7 +109,7 @@ public final class WeedProcess implements AutoCloseable {
   }
 
   public int filerGrpcPort() {
-    return filerPort + GRPC_OFFSET;
+    return filerGrpcPort;
   }
 
   public Path log() {
@@ -154,6 +179,7 @@ public final class WeedProcess implements AutoCloseable {
     command.add("-master.port=" + masterPort);
     command.add("-volume.port=" + volumePort);
     command.add("-filer.port=" + filerPort);
+    command.add("-filer.port.grpc=" + filerGrpcPort);
     // Small volumes and no stop delay keep a test's disk use and restarts short.
     command.add("-master.volumeSizeLimitMB=64");
     command.add("-volume.max=64");

@@ -2,6 +2,7 @@ package io.kelp.gateway.server;
 
 import io.kelp.engine.log.EngineConfig;
 import io.kelp.gateway.coordinator.GroupConfig;
+import io.kelp.seaweed.FilerAddress;
 import io.kelp.seaweed.SeaweedObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -109,7 +110,11 @@ public final class BrokerConfig {
               "local",
               "Where data lives: 'local' is the embedded store, 'seaweedfs' a SeaweedFS filer."),
           new Setting(
-              FILER, "HOST:PORT", "", "The SeaweedFS filer (HTTP port) for --store seaweedfs."),
+              FILER,
+              "HOST:PORT[.GRPC]",
+              "",
+              "The SeaweedFS filer for --store seaweedfs: its HTTP port, and its gRPC port"
+                  + " when that is not the HTTP port + 10000."),
           new Setting(
               SEAWEED_REPLICATION,
               "XYZ",
@@ -508,11 +513,15 @@ public final class BrokerConfig {
   }
 
   /** The SeaweedFS filer; required when the store is seaweedfs. */
-  public HostPort filer() {
+  public FilerAddress filer() {
     if (string(FILER).isEmpty()) {
       throw bad(FILER, "is required with --store seaweedfs");
     }
-    return hostPort(FILER);
+    try {
+      return FilerAddress.parse(string(FILER));
+    } catch (IllegalArgumentException e) {
+      throw bad(FILER, e.getMessage());
+    }
   }
 
   public String seaweedReplication() {

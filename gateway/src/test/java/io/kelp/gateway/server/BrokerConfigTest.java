@@ -76,6 +76,21 @@ class BrokerConfigTest {
     assertThrows(
         IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("seaweed.fsync", "maybe")));
     assertFalse(BrokerConfig.of(Map.of("seaweed.fsync", "False")).seaweedFsync());
+    IllegalArgumentException filer =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "filer:8888.grpc")));
+    assertTrue(filer.getMessage().contains("filer:8888.grpc"), filer.getMessage());
+    assertTrue(filer.getMessage().contains("not a number"), filer.getMessage());
+  }
+
+  @Test
+  void theFilersGrpcPortMayBeGivenAsSeaweedfsWritesIt() {
+    BrokerConfig plain = BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "filer:8888"));
+    assertEquals(18888, plain.filer().grpcPort());
+    BrokerConfig own = BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "filer:8888.9999"));
+    assertEquals(8888, own.filer().httpPort());
+    assertEquals(9999, own.filer().grpcPort());
   }
 
   @Test

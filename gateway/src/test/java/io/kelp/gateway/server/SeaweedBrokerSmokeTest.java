@@ -21,13 +21,17 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One broker on a real SeaweedFS: what it acknowledged is there after a restart. */
+/**
+ * One broker on a real SeaweedFS: what it acknowledged is there after a restart. The filer serves
+ * gRPC on a port of its own, so the broker is also shown to reach it through {@code --filer
+ * HOST:PORT.GRPC_PORT}.
+ */
 class SeaweedBrokerSmokeTest {
   @TempDir Path dir;
 
   @Test
   void producedRecordsSurviveABrokerRestartAndLeaveTheLocalDiskEmpty() throws Exception {
-    try (WeedProcess weed = WeedProcess.start();
+    try (WeedProcess weed = WeedProcess.startWithOwnFilerGrpcPort();
         TestBroker kelp =
             TestBroker.start(
                 dir.resolve("unused"),
