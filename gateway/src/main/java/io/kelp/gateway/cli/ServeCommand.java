@@ -2,7 +2,7 @@ package io.kelp.gateway.cli;
 
 import io.kelp.gateway.server.Broker;
 import io.kelp.gateway.server.BrokerConfig;
-import io.kelp.gateway.server.BrokerConfig.Setting;
+import io.kelp.gateway.server.BrokerSettings.Setting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package io.kelp.gateway.server;
 
 import io.kelp.engine.log.EngineConfig;
 import io.kelp.gateway.coordinator.GroupConfig;
+import io.kelp.gateway.server.BrokerSettings.Setting;
 import io.kelp.seaweed.FilerAddress;
-import io.kelp.seaweed.SeaweedObjectStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,24 +14,13 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * Every setting of {@code kelp serve}, in one table. Each has a key (used in the config file), a
- * command-line flag ({@code --} and the key with dots as dashes) and an environment variable
- * ({@code KELP_} and the key upper-cased, dots and dashes as underscores). A value given as a flag
- * wins over the environment, which wins over the file, which wins over the default.
+ * The resolved settings of {@code kelp serve} (listed, with help text and defaults, in {@link
+ * BrokerSettings}), checked and typed. Each has a key (used in the config file), a command-line
+ * flag ({@code --} and the key with dots as dashes) and an environment variable ({@code KELP_} and
+ * the key upper-cased, dots and dashes as underscores). A value given as a flag wins over the
+ * environment, which wins over the file, which wins over the default.
  */
 public final class BrokerConfig {
-
-  /** One setting: its key, the placeholder shown in help, its default and what it does. */
-  public record Setting(String key, String label, String defaultValue, String description) {
-    public String flag() {
-      return "--" + key.replace('.', '-');
-    }
-
-    public String envVar() {
-      return "KELP_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
-    }
-  }
-
   public static final String LISTEN = "listen";
   public static final String ADVERTISE = "advertise";
   public static final String DATA_DIR = "data.dir";
@@ -75,186 +64,10 @@ public final class BrokerConfig {
   public static final String GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
       "group.consumer.heartbeat.interval.ms";
 
-  private static final EngineConfig ENGINE = EngineConfig.defaults();
   private static final GroupConfig GROUPS = GroupConfig.defaults();
 
   /** The settings, in the order help lists them. */
-  public static final List<Setting> SETTINGS =
-      List.of(
-          new Setting(LISTEN, "HOST:PORT", "127.0.0.1:9092", "Address to accept Kafka clients on."),
-          new Setting(
-              ADVERTISE,
-              "HOST:PORT",
-              "",
-              "Address given to clients in metadata (default: listen)."),
-          new Setting(DATA_DIR, "DIR", "./data", "Directory of the local store."),
-          new Setting(BROKER_ID, "N", "0", "This broker's id."),
-          new Setting(
-              METRICS_LISTEN,
-              "HOST:PORT",
-              "127.0.0.1:9644",
-              "Address of the HTTP endpoint with /metrics and /health; 'off' disables it."),
-          new Setting(
-              AUTO_CREATE_TOPICS,
-              "true|false",
-              "true",
-              "Create unknown topics when a client asks for their metadata."),
-          new Setting(
-              DEFAULT_PARTITIONS,
-              "N",
-              "1",
-              "Partitions of auto-created topics and of topics created with -1."),
-          new Setting(
-              STORE,
-              "local|seaweedfs",
-              "local",
-              "Where data lives: 'local' is the embedded store, 'seaweedfs' a SeaweedFS filer."),
-          new Setting(
-              FILER,
-              "HOST:PORT[.GRPC]",
-              "",
-              "The SeaweedFS filer for --store seaweedfs: its HTTP port, and its gRPC port"
-                  + " when that is not the HTTP port + 10000."),
-          new Setting(
-              SEAWEED_REPLICATION,
-              "XYZ",
-              "",
-              "SeaweedFS replication of stored chunks, e.g. 001 (default: the filer's)."),
-          new Setting(
-              SEAWEED_COLLECTION,
-              "NAME",
-              "",
-              "SeaweedFS collection of stored chunks (default: the filer's)."),
-          new Setting(
-              SEAWEED_READ_CACHE_BYTES,
-              "BYTES",
-              Long.toString(SeaweedObjectStore.DEFAULT_READ_CACHE_BYTES),
-              "Chunks read from SeaweedFS kept in memory for the next reads (0: none)."),
-          new Setting(
-              SEAWEED_MAX_APPENDS_PER_OBJECT,
-              "N",
-              Long.toString(SeaweedObjectStore.DEFAULT_MAX_APPENDS_PER_OBJECT),
-              "Appends a segment takes on SeaweedFS before the next segment starts."),
-          new Setting(
-              SEAWEED_FSYNC,
-              "true|false",
-              "true",
-              "Whether volume servers fsync each chunk before Kelp acknowledges it; false keeps"
-                  + " acknowledged data safe from process crashes but not from power loss,"
-                  + " as Kafka without flush settings."),
-          new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
-          new Setting(
-              SOCKET_REQUEST_MAX_BYTES,
-              "BYTES",
-              "104857600",
-              "Largest request frame accepted; a larger one closes the connection."),
-          new Setting(
-              NETWORK_THREADS,
-              "N",
-              Integer.toString(Runtime.getRuntime().availableProcessors()),
-              "Threads serving connections."),
-          new Setting(
-              REQUEST_THREADS, "N", "8", "Threads for work that may block (store reads, admin)."),
-          new Setting(
-              CONNECTION_MAX_INFLIGHT_REQUESTS,
-              "N",
-              "1000",
-              "Requests in progress per connection before it stops being read."),
-          new Setting(
-              CONNECTION_MAX_INFLIGHT_BYTES,
-              "BYTES",
-              "67108864",
-              "Request bytes in progress per connection before it stops being read."),
-          new Setting(
-              MAX_UNCOMPRESSED_BATCH_BYTES,
-              "BYTES",
-              "67108864",
-              "Most bytes a produced compressed batch may inflate to when it is validated."),
-          new Setting(
-              FLUSH_MAX_DELAY_MS,
-              "MS",
-              Long.toString(ENGINE.flushMaxDelayMs()),
-              "Longest wait before appended data is flushed (0: flush continuously)."),
-          new Setting(
-              FLUSH_MAX_BYTES,
-              "BYTES",
-              Long.toString(ENGINE.flushMaxBytes()),
-              "Start a flush early once this many bytes are pending."),
-          new Setting(
-              MEMORY_MAX_BYTES,
-              "BYTES",
-              Long.toString(ENGINE.memoryMaxBytes()),
-              "Unflushed bytes past which producers are held back."),
-          new Setting(
-              TAIL_CACHE_BYTES,
-              "BYTES",
-              Long.toString(ENGINE.tailCacheBytes()),
-              "Recently written bytes kept in memory for consumers."),
-          new Setting(
-              IO_THREADS,
-              "N",
-              Integer.toString(ENGINE.ioThreads()),
-              "Threads that write to and read from the store."),
-          new Setting(
-              RETENTION_CHECK_INTERVAL_MS,
-              "MS",
-              Long.toString(ENGINE.retentionCheckIntervalMs()),
-              "How often retention deletes expired segments."),
-          new Setting(
-              PRODUCER_ID_EXPIRATION_MS,
-              "MS",
-              Long.toString(ENGINE.producerIdExpirationMs()),
-              "How long an idle idempotent producer's state is kept."),
-          new Setting(
-              CLEANER_BACKOFF_MS,
-              "MS",
-              Long.toString(ENGINE.cleanerBackoffMs()),
-              "How often compaction looks for work."),
-          new Setting(
-              CLEANER_DEDUPE_BUFFER_BYTES,
-              "BYTES",
-              Long.toString(ENGINE.cleanerDedupeBufferBytes()),
-              "Memory compaction's key map may use."),
-          new Setting(
-              GROUP_INITIAL_REBALANCE_DELAY_MS,
-              "MS",
-              Long.toString(GROUPS.initialRebalanceDelayMs()),
-              "How long the first rebalance of an empty group waits for more members."),
-          new Setting(
-              GROUP_MIN_SESSION_TIMEOUT_MS,
-              "MS",
-              Integer.toString(GROUPS.minSessionTimeoutMs()),
-              "Shortest session timeout a classic group member may ask for."),
-          new Setting(
-              GROUP_MAX_SESSION_TIMEOUT_MS,
-              "MS",
-              Integer.toString(GROUPS.maxSessionTimeoutMs()),
-              "Longest session timeout a classic group member may ask for."),
-          new Setting(
-              GROUP_MAX_SIZE,
-              "N",
-              Integer.toString(GROUPS.maxGroupSize()),
-              "Most members per group."),
-          new Setting(
-              OFFSETS_RETENTION_MINUTES,
-              "MINUTES",
-              Long.toString(GROUPS.offsetsRetentionMs() / 60_000),
-              "How long committed offsets of an empty group are kept."),
-          new Setting(
-              OFFSETS_RETENTION_CHECK_INTERVAL_MS,
-              "MS",
-              Long.toString(GROUPS.offsetsRetentionCheckIntervalMs()),
-              "How often expired offsets are removed."),
-          new Setting(
-              GROUP_CONSUMER_SESSION_TIMEOUT_MS,
-              "MS",
-              Integer.toString(GROUPS.consumerSessionTimeoutMs()),
-              "Session timeout of members of consumer-protocol (KIP-848) groups."),
-          new Setting(
-              GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
-              "MS",
-              Integer.toString(GROUPS.consumerHeartbeatIntervalMs()),
-              "Heartbeat interval of members of consumer-protocol (KIP-848) groups."));
+  public static final List<Setting> SETTINGS = BrokerSettings.ALL;
 
   private static final Map<String, Setting> BY_KEY = index();
 

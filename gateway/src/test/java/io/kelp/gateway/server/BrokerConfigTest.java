@@ -48,7 +48,7 @@ class BrokerConfigTest {
 
   @Test
   void environmentVariableNamesFollowTheKey() {
-    BrokerConfig.Setting s =
+    BrokerSettings.Setting s =
         BrokerConfig.SETTINGS.stream()
             .filter(x -> x.key().equals("flush.max.delay.ms"))
             .findFirst()
