@@ -109,4 +109,19 @@ public final class BrokerServices {
   public Path dataDir() {
     return config.dataDir().toAbsolutePath().normalize();
   }
+
+  /** Whether the topics live in the local store's data directory (rather than in SeaweedFS). */
+  public boolean localStore() {
+    return config.store().equals("local");
+  }
+
+  /**
+   * Where the topics live, as DescribeLogDirs names it: the local store's data directory, or the
+   * filer and the namespace's directory on it ({@code seaweedfs:HOST:PORT/topics/<namespace>}).
+   */
+  public String logDir() {
+    return localStore()
+        ? dataDir().toString()
+        : "seaweedfs:" + config.filer() + "/topics/" + config.namespace();
+  }
 }

@@ -1,6 +1,9 @@
 package io.kelp.gateway.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.gateway.testing.TestBroker;
 import io.kelp.seaweed.WeedProcess;
@@ -11,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -38,6 +42,13 @@ class SeaweedBrokerSmokeTest {
                 Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress()))) {
       try (Admin admin = kelp.admin()) {
         admin.createTopics(List.of(new NewTopic("orders", 2, (short) 1))).all().get();
+        // The log directory is the namespace's directory on the filer, of unknown capacity.
+        Map<String, LogDirDescription> dirs =
+            admin.describeLogDirs(List.of(0)).allDescriptions().get().get(0);
+        LogDirDescription d = dirs.get("seaweedfs:" + weed.filerAddress() + "/topics/kafka");
+        assertNotNull(d, "log dirs: " + dirs.keySet());
+        assertTrue(d.replicaInfos().containsKey(new TopicPartition("orders", 1)));
+        assertFalse(d.totalBytes().isPresent());
       }
       try (KafkaProducer<String, String> p =
           kelp.producer(Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {

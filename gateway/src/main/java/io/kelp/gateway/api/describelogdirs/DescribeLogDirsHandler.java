@@ -22,10 +22,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * DescribeLogDirs (key 35), versions 1-4: one log directory, the data directory of the local store,
- * with each partition's size (bytes in the store and in memory) and offset lag 0; v4 adds the
- * directory's total and usable bytes. A null topic list means all topics; unknown topics and
- * partitions are left out, as Kafka does.
+ * DescribeLogDirs (key 35), versions 1-4: one log directory, the data directory of the local store
+ * or the namespace's directory on the SeaweedFS filer, with each partition's size (bytes in the
+ * store and in memory) and offset lag 0; v4 adds the directory's total and usable bytes, known for
+ * the local store only (SeaweedFS's capacity is its volume servers', -1 here). A null topic list
+ * means all topics; unknown topics and partitions are left out, as Kafka does.
  */
 public final class DescribeLogDirsHandler implements ApiHandler {
 
@@ -51,12 +52,14 @@ public final class DescribeLogDirsHandler implements ApiHandler {
   }
 
   private DescribeLogDirsResponse respond(BrokerServices b, DescribeLogDirsRequest r) {
-    DescribeLogDirsResult dir = new DescribeLogDirsResult().setLogDir(b.dataDir().toString());
-    try {
-      FileStore fs = Files.getFileStore(b.dataDir());
-      dir.setTotalBytes(fs.getTotalSpace()).setUsableBytes(fs.getUsableSpace());
-    } catch (IOException e) {
-      // sizes stay unknown (-1)
+    DescribeLogDirsResult dir = new DescribeLogDirsResult().setLogDir(b.logDir());
+    if (b.localStore()) {
+      try {
+        FileStore fs = Files.getFileStore(b.dataDir());
+        dir.setTotalBytes(fs.getTotalSpace()).setUsableBytes(fs.getUsableSpace());
+      } catch (IOException e) {
+        // sizes stay unknown (-1)
+      }
     }
     if (r.topics() == null) {
       for (LiveTopic t : b.topics().list()) {
