@@ -1,7 +1,5 @@
 package io.kelp.engine.log;
 
-import io.kelp.codec.record.RecordBatch;
-import io.kelp.codec.record.RecordBatches;
 import io.kelp.engine.TopicPartition;
 import io.kelp.engine.producer.BatchMetadata;
 import io.kelp.engine.producer.ProducerStateTable;
@@ -10,14 +8,10 @@ import io.kelp.engine.segment.Segment;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.nio.file.NoSuchFileException;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
@@ -25,10 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The log of one partition: appends assign offsets under a lock and queue the bytes; the engine's
- * {@link GroupCommitFlusher} writes them with {@link #flush}, through this log's {@link
- * SegmentWriter}, and moves the high watermark; reads come from the {@link LogCache} or the store.
- * Retention, DeleteRecords and compaction live in {@link LogRetention} and {@link LogCleaner}.
+ * The log of one partition: appends are checked and get offsets ({@link AppendValidator}) under a
+ * lock and queue the bytes; the engine's {@link GroupCommitFlusher} calls {@link #flush}, which
+ * decides by the log's state whether its {@link LogFlush} writes them through this log's {@link
+ * SegmentWriter}, moving the high watermark, or drops them. Reads come from the {@link LogCache} or
+ * the store ({@link LogFetch}, {@link LogReads}). Retention, DeleteRecords and compaction live in
+ * {@link LogRetention} and {@link LogCleaner}.
  *
  * <p>Threads: appends on the caller's thread (never blocking on I/O); one flush at a time on an
  * engine io thread; reads on the caller's thread; retention and compaction on the engine's
@@ -63,11 +59,11 @@ final class SegmentLog implements PartitionLog {
   final ProducerStateTable producers;
   final LogCache cache;
   private final SegmentWriter writer;
-  private final LogReads reads;
+  private final AppendValidator validator;
+  private final LogFlush writes;
+  final LogReads reads;
   private final ReentrantLock lock = new ReentrantLock();
-  private final PendingQueue pending = new PendingQueue();
   private final AtomicBoolean flushScheduled = new AtomicBoolean();
-  private final CopyOnWriteArrayList<Runnable> hwListeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
   /** Serialises retention, DeleteRecords and compaction, which change sealed segments. */
@@ -75,14 +71,10 @@ final class SegmentLog implements PartitionLog {
 
   private final Object metaLock = new Object();
   private long nextOffset;
-  private CompletableFuture<Void> lastDurable = CompletableFuture.completedFuture(null);
   private volatile long logEndOffset;
-  private volatile long highWatermark;
   private volatile PartitionMeta meta;
   private volatile LogConfig config;
   private volatile State state = State.OPEN;
-  private volatile boolean rollRequested;
-  private int failedFlushes;
 
   /** The highest generation a cleaned segment of this log has had. */
   private int cleanerGeneration;
@@ -116,6 +108,8 @@ final class SegmentLog implements PartitionLog {
             segments,
             recovered.producers(),
             recovered.active());
+    this.validator = new AppendValidator(leaderEpoch, ctx.alloc());
+    this.writes = new LogFlush(tp, writer, cache, ctx.memory(), recovered.nextOffset());
     StoreReads storeReads = new StoreReads(ctx.store(), segments, cache);
     ReadAhead readAhead =
         new ReadAhead(storeReads, cache, ctx.tailCache(), ctx.io(), () -> state == State.OPEN);
@@ -125,7 +119,6 @@ final class SegmentLog implements PartitionLog {
     }
     this.nextOffset = recovered.nextOffset();
     this.logEndOffset = nextOffset;
-    this.highWatermark = nextOffset;
   }
 
   @Override
@@ -150,31 +143,19 @@ final class SegmentLog implements PartitionLog {
         return AppendResult.error(AppendResult.Status.NOT_OWNER, tp + " is not open: " + state);
       }
       ProducerAppend check = producers.begin();
-      long offset = nextOffset;
-      int batches = 0;
-      RecordBatches.Walker walker = RecordBatches.walk(records);
-      while (walker.hasNext()) {
-        RecordBatch batch = walker.next();
-        if (batch.lastOffsetDelta() < 0) {
-          return invalid("batch with lastOffsetDelta " + batch.lastOffsetDelta());
-        }
-        if (!check.check(batch, offset)) {
-          return rejected(check, cfg);
-        }
-        offset += batch.lastOffsetDelta() + 1L;
-        batches++;
+      String invalid = validator.check(records, check, nextOffset);
+      if (invalid != null) {
+        return AppendResult.error(AppendResult.Status.INVALID_RECORD, tp + ": " + invalid);
       }
-      if (batches == 0 || walker.end() != RecordBatches.End.COMPLETE) {
-        return invalid(walker.problem() == null ? "no record batch" : walker.problem());
+      if (check.outcome() != ProducerStateTable.Outcome.OK) {
+        return rejected(check, cfg);
       }
       long appendTime = cfg.logAppendTime() ? options.nowMs() : -1;
-      PendingChunk chunk = assignOffsets(records, appendTime);
+      PendingChunk chunk = validator.assignOffsets(records, nextOffset, appendTime);
       check.commit();
       nextOffset = chunk.nextOffset;
       logEndOffset = chunk.nextOffset;
-      pending.add(chunk);
-      lastDurable = chunk.durable;
-      ctx.memory().reserve(chunk.size());
+      writes.queue(chunk);
       result =
           new AppendResult(
               AppendResult.Status.OK,
@@ -192,38 +173,12 @@ final class SegmentLog implements PartitionLog {
     return result;
   }
 
-  /** Copies the records once into pooled memory and rewrites offsets and leader epoch there. */
-  private PendingChunk assignOffsets(ByteBuf records, long appendTime) {
-    int size = records.readableBytes();
-    ByteBuf copy = ctx.alloc().directBuffer(size, size);
-    copy.writeBytes(records, records.readerIndex(), size);
-    long offset = nextOffset;
-    RecordBatches.Walker walker = RecordBatches.walk(copy);
-    while (walker.hasNext()) {
-      RecordBatch batch = walker.next();
-      batch.setBaseOffset(offset);
-      batch.setPartitionLeaderEpoch(leaderEpoch);
-      if (appendTime >= 0) {
-        batch.setLogAppendTime(appendTime);
-      }
-      offset = batch.nextOffset();
-    }
-    return new PendingChunk(copy, nextOffset, offset);
-  }
-
-  private AppendResult invalid(String why) {
-    return AppendResult.error(AppendResult.Status.INVALID_RECORD, tp + ": " + why);
-  }
-
   private AppendResult rejected(ProducerAppend check, LogConfig cfg) {
     String message = tp + ": " + check.message();
     switch (check.outcome()) {
       case DUPLICATE -> {
         BatchMetadata dup = check.duplicate();
-        CompletableFuture<Void> durable =
-            dup.lastOffset() < highWatermark
-                ? CompletableFuture.completedFuture(null)
-                : lastDurable;
+        CompletableFuture<Void> durable = writes.durableThrough(dup.lastOffset());
         return new AppendResult(
             AppendResult.Status.DUPLICATE,
             dup.firstOffset(),
@@ -258,7 +213,8 @@ final class SegmentLog implements PartitionLog {
 
   /**
    * Writes what is pending, then completes the durable futures of what was written and moves the
-   * high watermark. Called by the flusher on an io thread, never twice at once for one log.
+   * high watermark; or, as the log's state asks, finishes closing it or drops what is pending.
+   * Called by the flusher on an io thread, never twice at once for one log.
    */
   FlushOutcome flush(long nowMs) {
     flushScheduled.set(false);
@@ -267,52 +223,19 @@ final class SegmentLog implements PartitionLog {
       return FlushOutcome.DONE;
     }
     if (s == State.DISCARDING) {
-      dropPending(new IOException(tp + " was deleted"));
+      writes.dropPending(new IOException(tp + " was deleted"));
       finishClose();
       return FlushOutcome.DONE;
     }
-    List<PendingChunk> chunks = pending.snapshot();
-    int written = 0;
-    IOException error = null;
-    try {
-      while (written < chunks.size()) {
-        written = writer.writeGroup(chunks, written, config, nowMs);
-      }
-      if (rollRequested) {
-        writer.seal();
-        rollRequested = false;
-      }
-      if (s == State.CLOSING) {
-        writer.checkpoint();
-      }
-    } catch (IOException e) {
-      error = e;
-    } catch (RuntimeException e) {
-      error = new IOException(e);
-    }
-    if (written > 0) {
-      completeWritten(chunks.subList(0, written));
-    }
+    IOException error = writes.write(config, s == State.CLOSING, nowMs);
     if (error instanceof FencedException) {
       fail(error);
       return FlushOutcome.DONE;
     }
     if (error != null) {
-      failedFlushes++;
-      if (failedFlushes == 1 || failedFlushes % 100 == 0) {
-        log.warn(
-            "{}: writing to the store failed ({} attempts so far), retrying: {}",
-            tp,
-            failedFlushes,
-            error.toString());
-      }
       return FlushOutcome.RETRY;
     }
-    if (failedFlushes > 0) {
-      log.info("{}: writing to the store works again after {} failures", tp, failedFlushes);
-      failedFlushes = 0;
-    }
-    if (s == State.CLOSING && pending.isEmpty()) {
+    if (s == State.CLOSING && writes.nothingPending()) {
       finishClose();
     }
     return FlushOutcome.DONE;
@@ -320,33 +243,7 @@ final class SegmentLog implements PartitionLog {
 
   /** How long the flusher waits before retrying after failures, growing to 5 seconds. */
   long retryDelayMs() {
-    return Math.min(5000L, 10L << Math.min(9, Math.max(0, failedFlushes - 1)));
-  }
-
-  private void completeWritten(List<PendingChunk> written) {
-    long bytes = 0;
-    pending.removeFirst(written.size());
-    for (PendingChunk chunk : written) {
-      bytes += chunk.size();
-      try {
-        cache.addAndRead(chunk.data, -1, 0, 0, false, true);
-      } catch (RuntimeException e) {
-        // Only the cache misses out (the bytes were released); the data is durable.
-        log.warn("{}: could not cache written batches: {}", tp, e.toString());
-      }
-    }
-    highWatermark = written.get(written.size() - 1).nextOffset;
-    ctx.memory().release(bytes);
-    for (PendingChunk chunk : written) {
-      chunk.durable.complete(null);
-    }
-    for (Runnable listener : hwListeners) {
-      try {
-        listener.run();
-      } catch (RuntimeException e) {
-        log.warn("{}: a high watermark listener failed", tp, e);
-      }
-    }
+    return writes.retryDelayMs();
   }
 
   /** The store refused this owner: nothing pending can become durable here any more. */
@@ -357,19 +254,8 @@ final class SegmentLog implements PartitionLog {
             + " pending appends: {}",
         tp,
         why.getMessage());
-    dropPending(why);
+    writes.dropPending(why);
     finishClose();
-  }
-
-  private void dropPending(IOException why) {
-    long bytes = 0;
-    List<PendingChunk> dropped = pending.drain();
-    for (PendingChunk chunk : dropped) {
-      bytes += chunk.size();
-      chunk.data.release();
-      chunk.durable.completeExceptionally(why);
-    }
-    ctx.memory().release(bytes);
   }
 
   private void finishClose() {
@@ -414,7 +300,7 @@ final class SegmentLog implements PartitionLog {
   void abandon(IOException why) {
     if (!closed.isDone()) {
       state = State.FAILED;
-      dropPending(why);
+      writes.dropPending(why);
       finishClose();
     }
   }
@@ -427,53 +313,13 @@ final class SegmentLog implements PartitionLog {
 
   @Override
   public ReadResult read(long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
-    long start = logStartOffset();
-    long hw = highWatermark;
-    State s = state;
-    if (s == State.FAILED || s == State.CLOSED || s == State.DISCARDING) {
-      return ReadResult.error(ReadResult.Status.NOT_OWNER, hw, hw, start);
-    }
-    if (offset < start || offset > logEndOffset) {
-      return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
-    }
-    long limit = isolation == Isolation.READ_COMMITTED ? lastStableOffset() : hw;
-    ByteBuf out;
-    try {
-      out = reads.collect(offset, limit, maxBytes, minOneBatch);
-    } catch (IOException | RuntimeException e) {
-      if (e instanceof NoSuchFileException && offset < logStartOffset()) {
-        return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, logStartOffset());
-      }
-      log.warn("{}: read at offset {} failed: {}", tp, offset, e.toString());
-      return ReadResult.error(ReadResult.Status.STORE_ERROR, hw, hw, start);
-    }
-    return new ReadResult(
-        ReadResult.Status.OK,
-        out == null ? Unpooled.EMPTY_BUFFER : out,
-        hw,
-        lastStableOffset(),
-        start,
-        List.of());
+    return LogFetch.read(this, offset, maxBytes, isolation, minOneBatch);
   }
 
   @Override
   public ReadResult readCached(
       long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
-    long start = logStartOffset();
-    long hw = highWatermark;
-    State s = state;
-    if (s == State.FAILED || s == State.CLOSED || s == State.DISCARDING) {
-      return ReadResult.error(ReadResult.Status.NOT_OWNER, hw, hw, start);
-    }
-    if (offset < start || offset > logEndOffset) {
-      return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
-    }
-    long limit = isolation == Isolation.READ_COMMITTED ? lastStableOffset() : hw;
-    ByteBuf out = reads.collectCached(offset, limit, maxBytes, minOneBatch);
-    if (out == null) {
-      return null;
-    }
-    return new ReadResult(ReadResult.Status.OK, out, hw, lastStableOffset(), start, List.of());
+    return LogFetch.readCached(this, offset, maxBytes, isolation, minOneBatch);
   }
 
   // ---------------------------------------------------------------- offsets and state
@@ -490,13 +336,13 @@ final class SegmentLog implements PartitionLog {
 
   @Override
   public long highWatermark() {
-    return highWatermark;
+    return writes.highWatermark();
   }
 
   /** No transactions yet: the last stable offset is the high watermark. */
   @Override
   public long lastStableOffset() {
-    return highWatermark;
+    return writes.highWatermark();
   }
 
   @Override
@@ -540,13 +386,12 @@ final class SegmentLog implements PartitionLog {
     for (Segment s : segments.values()) {
       size += s.validLength();
     }
-    return size + pending.bytes();
+    return size + writes.pendingBytes();
   }
 
   @Override
   public AutoCloseable onHighWatermark(Runnable listener) {
-    hwListeners.add(listener);
-    return () -> hwListeners.remove(listener);
+    return writes.onHighWatermark(listener);
   }
 
   // ---------------------------------------------------------------- for maintenance
@@ -568,7 +413,7 @@ final class SegmentLog implements PartitionLog {
 
   /** Asks the flusher to seal the active segment, so that maintenance may remove it. */
   void requestRoll() {
-    rollRequested = true;
+    writes.requestRoll();
     scheduleUrgentFlush();
   }
 

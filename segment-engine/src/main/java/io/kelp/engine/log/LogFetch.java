@@ -1,0 +1,79 @@
+package io.kelp.engine.log;
+
+import io.kelp.engine.log.SegmentLog.State;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers a fetch from one log: refuses it when this broker no longer owns the log or the offset is
+ * outside it, reads up to the high watermark (the last stable offset for read_committed) through
+ * the log's {@link LogReads}, and turns a failed read into a status for the fetch response.
+ */
+final class LogFetch {
+  private static final Logger log = LoggerFactory.getLogger(LogFetch.class);
+
+  private LogFetch() {}
+
+  /** See {@link PartitionLog#read}. */
+  static ReadResult read(
+      SegmentLog l, long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
+    long start = l.logStartOffset();
+    long hw = l.highWatermark();
+    ReadResult refused = refusal(l, offset, start, hw);
+    if (refused != null) {
+      return refused;
+    }
+    long limit = isolation == Isolation.READ_COMMITTED ? l.lastStableOffset() : hw;
+    ByteBuf out;
+    try {
+      out = l.reads.collect(offset, limit, maxBytes, minOneBatch);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof NoSuchFileException && offset < l.logStartOffset()) {
+        return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, l.logStartOffset());
+      }
+      log.warn("{}: read at offset {} failed: {}", l.topicPartition(), offset, e.toString());
+      return ReadResult.error(ReadResult.Status.STORE_ERROR, hw, hw, start);
+    }
+    return new ReadResult(
+        ReadResult.Status.OK,
+        out == null ? Unpooled.EMPTY_BUFFER : out,
+        hw,
+        l.lastStableOffset(),
+        start,
+        List.of());
+  }
+
+  /** See {@link PartitionLog#readCached}. */
+  static ReadResult readCached(
+      SegmentLog l, long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
+    long start = l.logStartOffset();
+    long hw = l.highWatermark();
+    ReadResult refused = refusal(l, offset, start, hw);
+    if (refused != null) {
+      return refused;
+    }
+    long limit = isolation == Isolation.READ_COMMITTED ? l.lastStableOffset() : hw;
+    ByteBuf out = l.reads.collectCached(offset, limit, maxBytes, minOneBatch);
+    if (out == null) {
+      return null;
+    }
+    return new ReadResult(ReadResult.Status.OK, out, hw, l.lastStableOffset(), start, List.of());
+  }
+
+  /** The answer to a read this log cannot serve at {@code offset}, or null when it can. */
+  private static ReadResult refusal(SegmentLog l, long offset, long start, long hw) {
+    State s = l.state();
+    if (s == State.FAILED || s == State.CLOSED || s == State.DISCARDING) {
+      return ReadResult.error(ReadResult.Status.NOT_OWNER, hw, hw, start);
+    }
+    if (offset < start || offset > l.logEndOffset()) {
+      return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, start);
+    }
+    return null;
+  }
+}
