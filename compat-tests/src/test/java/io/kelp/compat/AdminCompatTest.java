@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,13 +33,23 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -353,6 +364,27 @@ class AdminCompatTest {
     assertNotNull(empty, "partition 0 is in a log dir");
     assertTrue(written.size() > 100 * 2, "size of 100 records: " + written.size());
     assertEquals(0, empty.size(), "size of an empty partition");
+  }
+
+  /**
+   * Without an authorizer (Kafka's default, and Kelp's only mode so far) the ACL APIs answer
+   * SECURITY_DISABLED, which the admin client reports as SecurityDisabledException.
+   */
+  @Test
+  void aclRequestsSayThatSecurityIsDisabled() {
+    AclBinding binding =
+        new AclBinding(
+            new ResourcePattern(ResourceType.TOPIC, "acl-topic", PatternType.LITERAL),
+            new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW));
+    assertSecurityDisabled(admin.describeAcls(AclBindingFilter.ANY).values());
+    assertSecurityDisabled(admin.createAcls(List.of(binding)).all());
+    assertSecurityDisabled(admin.deleteAcls(List.of(AclBindingFilter.ANY)).all());
+  }
+
+  private static void assertSecurityDisabled(KafkaFuture<?> future) {
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> future.get(30, TimeUnit.SECONDS));
+    assertInstanceOf(SecurityDisabledException.class, e.getCause(), e.toString());
   }
 
   private Node onlyNode() {

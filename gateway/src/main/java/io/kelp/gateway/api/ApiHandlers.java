@@ -1,5 +1,8 @@
 package io.kelp.gateway.api;
 
+import io.kelp.gateway.api.acls.CreateAclsHandler;
+import io.kelp.gateway.api.acls.DeleteAclsHandler;
+import io.kelp.gateway.api.acls.DescribeAclsHandler;
 import io.kelp.gateway.api.alterconfigs.AlterConfigsHandler;
 import io.kelp.gateway.api.apiversions.ApiVersionsHandler;
 import io.kelp.gateway.api.consumergroupdescribe.ConsumerGroupDescribeHandler;
@@ -74,7 +77,10 @@ public final class ApiHandlers {
         .register(new DescribeGroupsHandler())
         .register(new DeleteGroupsHandler())
         .register(new ConsumerGroupHeartbeatHandler())
-        .register(new ConsumerGroupDescribeHandler());
+        .register(new ConsumerGroupDescribeHandler())
+        .register(new DescribeAclsHandler())
+        .register(new CreateAclsHandler())
+        .register(new DeleteAclsHandler());
     return t;
   }
 

@@ -142,6 +142,9 @@ class BrokerProtocolTest {
     expected.put(21, "0-2");
     expected.put(22, "0-5");
     expected.put(23, "2-4");
+    expected.put(29, "1-3");
+    expected.put(30, "1-3");
+    expected.put(31, "1-3");
     expected.put(32, "1-4");
     expected.put(33, "0-2");
     expected.put(35, "1-4");
