@@ -290,17 +290,21 @@ final class FilerClient implements AutoCloseable {
   }
 
   AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {
-    AssignVolumeResponse response = call("assign volume", s -> s.assignVolume(request));
+    // The filer does not say why it cannot assign (it waits for volumes to grow until the call's
+    // deadline), so the message names the rules that volumes have to meet.
+    String what = "assign volume for " + request.getPath() + " (" + rules(request) + ")";
+    AssignVolumeResponse response = call(what, s -> s.assignVolume(request));
     if (!response.getError().isEmpty() || response.getFileId().isEmpty()) {
-      throw new IOException(
-          "assign volume for "
-              + request.getPath()
-              + " on filer "
-              + address
-              + ": "
-              + response.getError());
+      throw new IOException(what + " on filer " + address + ": " + response.getError());
     }
     return response;
+  }
+
+  private static String rules(AssignVolumeRequest request) {
+    return "replication "
+        + (request.getReplication().isEmpty() ? "the filer's" : request.getReplication())
+        + ", collection "
+        + (request.getCollection().isEmpty() ? "the filer's" : request.getCollection());
   }
 
   /** The volume server URLs ({@code host:port}) holding {@code volumeId}, cached. */

@@ -112,6 +112,11 @@ public final class WeedProcess implements AutoCloseable {
     return filerGrpcPort;
   }
 
+  /** The directory weed keeps its volumes (and master and filer state) in. */
+  public Path dataDir() {
+    return dir;
+  }
+
   public Path log() {
     return log;
   }
