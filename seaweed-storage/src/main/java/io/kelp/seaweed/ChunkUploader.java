@@ -4,9 +4,12 @@ import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -99,5 +102,25 @@ final class ChunkUploader implements AutoCloseable {
   @Override
   public void close() {
     fileIds.close();
+  }
+
+  /**
+   * Stores a small chunk under {@code directory}'s storage rules, reads it back and deletes it: the
+   * start-up check of {@link SeaweedObjectStore#checkVolumes}. Returns the id the chunk had.
+   */
+  FileIdPool.FileId checkVolumeChunk(String directory) throws IOException {
+    AssignVolumeResponse assigned = assign(directory, 1);
+    FileIdPool.FileId id = FileIdPool.FileId.of(assigned, 0);
+    byte[] probe = "kelp".getBytes(StandardCharsets.US_ASCII);
+    volumes.upload(id.url(), id.uploadId(), id.auth(), Unpooled.wrappedBuffer(probe));
+    try {
+      byte[] back = volumes.read(id.url(), id.uploadId(), 0, probe.length);
+      if (!Arrays.equals(back, probe)) {
+        throw new IOException("volume server " + id.url() + " returned other bytes than stored");
+      }
+    } finally {
+      volumes.delete(id.url(), id.uploadId(), id.auth());
+    }
+    return id;
   }
 }

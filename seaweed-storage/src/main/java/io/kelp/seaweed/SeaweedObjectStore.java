@@ -10,7 +10,6 @@ import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
-import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
@@ -24,11 +23,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -382,50 +379,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public long claim(String directory, long epoch) throws IOException {
-    String[] p = split(FilerClient.join(directory, EpochMarker.FILE));
-    String marker = FilerClient.join(p[0], p[1]);
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
-    while (true) {
-      Optional<Entry> current = filer.lookup(p[0], p[1]);
-      long recorded = current.map(EpochMarker::recorded).orElse(Long.MIN_VALUE);
-      if (recorded >= epoch) {
-        return recorded;
-      }
-      WriteCondition unchanged =
-          current.isPresent()
-              ? EpochMarker.etagIs(EpochMarker.tag(recorded))
-              : WriteCondition.newBuilder()
-                  .addClauses(
-                      WriteCondition.Clause.newBuilder().setKind(WriteCondition.Kind.IF_NOT_EXISTS))
-                  .build();
-      ObjectTransactionRequest request =
-          ObjectTransactionRequest.newBuilder()
-              .setLockKey(marker)
-              .setRouteKey(marker)
-              .setCondition(unchanged)
-              .addMutations(
-                  ObjectMutation.newBuilder()
-                      .setType(ObjectMutation.Type.PUT)
-                      .setDirectory(p[0])
-                      .setEntry(EpochMarker.entry(epoch)))
-              .build();
-      ObjectTransactionResponse response;
-      try {
-        response = filer.transactOnce(request);
-      } catch (StatusRuntimeException e) {
-        backoffMs = filer.backOff("claim of " + directory, e, deadline, backoffMs);
-        continue;
-      }
-      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
-        continue; // another claim came first: compare again
-      }
-      if (!response.getError().isEmpty()) {
-        throw new IOException(
-            "claim of " + directory + " on filer " + filer.address() + ": " + response.getError());
-      }
-      return epoch;
-    }
+    return EpochMarker.claim(filer, directory, epoch, retryFor);
   }
 
   private static boolean hasChunk(Entry entry, FileChunk chunk) {
@@ -500,19 +454,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   /** {@link #checkVolumes}, returning the id the test chunk had. */
   FileIdPool.FileId checkVolumeChunk() throws IOException {
-    AssignVolumeResponse assigned = uploader.assign(CHECK_DIRECTORY, 1);
-    FileIdPool.FileId id = FileIdPool.FileId.of(assigned, 0);
-    byte[] probe = "kelp".getBytes(StandardCharsets.US_ASCII);
-    volumes.upload(id.url(), id.uploadId(), id.auth(), Unpooled.wrappedBuffer(probe));
-    try {
-      byte[] back = volumes.read(id.url(), id.uploadId(), 0, probe.length);
-      if (!Arrays.equals(back, probe)) {
-        throw new IOException("volume server " + id.url() + " returned other bytes than stored");
-      }
-    } finally {
-      volumes.delete(id.url(), id.uploadId(), id.auth());
-    }
-    return id;
+    return uploader.checkVolumeChunk(CHECK_DIRECTORY);
   }
 
   /** Upload and filer-transaction counts and times of appends, for metrics. */
