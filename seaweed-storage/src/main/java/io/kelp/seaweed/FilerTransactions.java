@@ -15,17 +15,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * SeaweedObjectStore}).
  */
 final class FilerTransactions {
-  /** Fence conditions by epoch: a digest per epoch, not per write. */
-  private static final ConcurrentHashMap<Long, WriteCondition> OWNED_WITH =
+  /** Fence conditions by epoch and writer: a digest per claim, not per write. */
+  private static final ConcurrentHashMap<String, WriteCondition> OWNED_WITH =
       new ConcurrentHashMap<>();
 
   private FilerTransactions() {}
 
   /**
    * A transaction holding one mutation. Fenced writes lock the directory's epoch marker and require
-   * its ETag to be their epoch's; unfenced ones lock the object itself.
+   * its ETag to be the one {@code writer} recorded with the fence's epoch; unfenced ones lock the
+   * object itself.
    */
-  static ObjectTransactionRequest transaction(String path, Fence fence, ObjectMutation mutation) {
+  static ObjectTransactionRequest transaction(
+      String path, Fence fence, String writer, ObjectMutation mutation) {
     ObjectTransactionRequest.Builder request = ObjectTransactionRequest.newBuilder();
     if (fence == null) {
       request.setLockKey(path).setRouteKey(path);
@@ -35,20 +37,21 @@ final class FilerTransactions {
           .setLockKey(marker)
           .setRouteKey(marker)
           .setConditionKey(marker)
-          .setCondition(ownedWith(fence.epoch()));
+          .setCondition(ownedWith(fence.epoch(), writer));
     }
     return request.addMutations(mutation).build();
   }
 
-  /** "The directory's epoch marker holds {@code epoch}". */
-  private static WriteCondition ownedWith(long epoch) {
-    WriteCondition condition = OWNED_WITH.get(epoch);
+  /** "The directory's epoch marker holds {@code epoch}, claimed by {@code writer}". */
+  private static WriteCondition ownedWith(long epoch, String writer) {
+    String key = epoch + " " + writer;
+    WriteCondition condition = OWNED_WITH.get(key);
     if (condition == null) {
       if (OWNED_WITH.size() >= 1024) {
         OWNED_WITH.clear();
       }
-      condition = EpochMarker.etagIs(EpochMarker.tag(epoch));
-      OWNED_WITH.put(epoch, condition);
+      condition = EpochMarker.etagIs(EpochMarker.tag(epoch, writer));
+      OWNED_WITH.put(key, condition);
     }
     return condition;
   }

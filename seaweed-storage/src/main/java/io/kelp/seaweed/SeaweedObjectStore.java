@@ -60,18 +60,22 @@ import java.util.Optional;
  * stays within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
- * EpochMarker#FILE} in that directory: its content is the epoch, and its ETag (the filer's {@value
- * EpochMarker#ETAG_KEY} attribute, mirrored in the MD5 attribute) is a digest of the epoch. A claim
- * is a compare-and-set: a transaction that replaces the marker only if its ETag is still the one
- * read (or it is still absent). Every fenced append or put is a transaction locked on the marker
- * whose condition is "the marker's ETag is the digest of my epoch". The filer evaluates the
- * condition and applies the write under its lock for the marker path, and claims take the same
- * lock, so once a higher claim has returned no write with a lower epoch can land: it fails with
- * {@link FencedException}. Limits: the filer's per-path lock is local to one filer; with several
- * filers the transactions name the marker as their route key, which sends them to the filer that
- * owns it in the filer ring, so the guarantee holds as long as that forwarding does. Durability of
- * the entry itself is the filer store's: the default leveldb store survives a filer process crash
- * but does not fsync each write, so a machine crash of the filer host can lose its last updates.
+ * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id
+ * (random, one per store instance, so one per broker process), and its ETag (the filer's {@value
+ * EpochMarker#ETAG_KEY} attribute, mirrored in the MD5 attribute) is a digest of both. A claim is a
+ * compare-and-set: a transaction that replaces the marker only if its ETag is still the one read
+ * (or it is still absent). A claim with the epoch already recorded succeeds only for the writer
+ * that recorded it; for another writer (a second broker whose epoch happens to be equal) it fails
+ * with {@link FencedException}, so an epoch never has two writers. Every fenced append or put is a
+ * transaction locked on the marker whose condition is "the marker's ETag is the digest of my epoch
+ * and me". The filer evaluates the condition and applies the write under its lock for the marker
+ * path, and claims take the same lock, so once a higher claim has returned no write with a lower
+ * epoch (or of another writer) can land: it fails with {@link FencedException}. Limits: the filer's
+ * per-path lock is local to one filer; with several filers the transactions name the marker as
+ * their route key, which sends them to the filer that owns it in the filer ring, so the guarantee
+ * holds as long as that forwarding does. Durability of the entry itself is the filer store's: the
+ * default leveldb store survives a filer process crash but does not fsync each write, so a machine
+ * crash of the filer host can lose its last updates.
  */
 public final class SeaweedObjectStore implements ObjectStore {
   static final int INLINE_LIMIT = 64 * 1024;
@@ -107,6 +111,9 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final ChunkUploader uploader;
   private final InlineAppender inlineAppends;
   private final WriteTimings timings = new WriteTimings();
+
+  /** This store's identity in the epoch markers it claims (see Fencing above). */
+  private final String writer = EpochMarker.newWriter();
 
   /**
    * @param filerAddress the filer's {@code host:port} (HTTP port; gRPC is that plus 10000)
@@ -201,7 +208,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       ObjectTransactionRequest request =
           fence == null
               ? transaction(path, unchanged(current), put)
-              : transaction(path, fence, put);
+              : transaction(path, fence, writer, put);
       if (attempts.attempt(request, next, fence)) {
         return;
       }
@@ -276,7 +283,7 @@ public final class SeaweedObjectStore implements ObjectStore {
             .build();
     long start = System.nanoTime();
     try {
-      commit(path, transaction(path, fence, put), fence);
+      commit(path, transaction(path, fence, writer, put), fence);
     } finally {
       timings.commit(System.nanoTime() - start);
     }
@@ -379,7 +386,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public long claim(String directory, long epoch) throws IOException {
-    return EpochMarker.claim(filer, directory, epoch, retryFor);
+    return EpochMarker.claim(filer, directory, epoch, writer, retryFor);
   }
 
   private static boolean hasChunk(Entry entry, FileChunk chunk) {

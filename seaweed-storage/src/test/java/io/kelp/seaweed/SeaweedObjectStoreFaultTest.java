@@ -2,6 +2,7 @@ package io.kelp.seaweed;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -118,8 +120,12 @@ class SeaweedObjectStoreFaultTest {
     }
   }
 
+  /**
+   * Two stores (two brokers) claiming the same epoch at once: exactly one gets it, the other is
+   * told it is fenced, and only the winner's fenced writes land.
+   */
   @Test
-  void racingClaimsAgreeOnOneWinner() throws Exception {
+  void racingClaimsOfOneEpochHaveOneWinner() throws Exception {
     String dir = "/topics/kafka/race/v1/0000-2520";
     try (SeaweedObjectStore a = store();
         SeaweedObjectStore b = store()) {
@@ -129,13 +135,43 @@ class SeaweedObjectStoreFaultTest {
           long e = epoch;
           Future<Long> fa = pool.submit(() -> a.claim(dir, e));
           Future<Long> fb = pool.submit(() -> b.claim(dir, e));
-          assertEquals(e, (long) fa.get());
-          assertEquals(e, (long) fb.get());
+          boolean aWon = won(fa, e);
+          boolean bWon = won(fb, e);
+          assertTrue(aWon ^ bWon, "epoch " + e + ": a won " + aWon + ", b won " + bWon);
+          SeaweedObjectStore winner = aWon ? a : b;
+          SeaweedObjectStore loser = aWon ? b : a;
+          assertEquals(e, winner.claim(dir, e), "claiming again is idempotent for the winner");
+          assertThrows(FencedException.class, () -> loser.claim(dir, e));
+          winner.put(dir + "/meta", record((int) e), new Fence(dir, e));
+          assertThrows(
+              FencedException.class,
+              () -> loser.put(dir + "/meta", record((int) -e), new Fence(dir, e)));
+          assertThrows(
+              FencedException.class,
+              () -> loser.append(dir + "/0.log", record((int) -e), new Fence(dir, e)));
         }
       } finally {
         pool.shutdownNow();
       }
       assertEquals(20, a.claim(dir, 0));
+      ByteBuf back = a.read(dir + "/meta", 0, 100);
+      try {
+        assertEquals("00000020", back.toString(StandardCharsets.US_ASCII));
+      } finally {
+        back.release();
+      }
+      assertTrue(a.stat(dir + "/0.log").isEmpty(), "no append of a loser landed");
+    }
+  }
+
+  /** Whether a claim of {@code epoch} got it; false if it was fenced. */
+  private static boolean won(Future<Long> claim, long epoch) throws Exception {
+    try {
+      assertEquals(epoch, (long) claim.get());
+      return true;
+    } catch (ExecutionException e) {
+      assertInstanceOf(FencedException.class, e.getCause());
+      return false;
     }
   }
 

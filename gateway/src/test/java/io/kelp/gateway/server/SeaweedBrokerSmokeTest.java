@@ -3,6 +3,7 @@ package io.kelp.gateway.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.gateway.testing.TestBroker;
@@ -11,8 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -70,6 +73,73 @@ class SeaweedBrokerSmokeTest {
       }
       assertEquals(100, got.size());
       assertEquals(false, Files.exists(dir.resolve("unused")), "nothing on the local disk");
+    }
+  }
+
+  /**
+   * Two brokers on one filer never both write a partition. Until brokers coordinate through
+   * SeaweedFS, the owner is whoever claimed with the higher epoch (each broker id counts its own
+   * starts): a second broker with an equal epoch refuses to start, and one with a higher epoch
+   * takes the partitions over, after which the first broker's writes are refused. Every
+   * acknowledged record is kept, at the offset it was acknowledged with.
+   */
+  @Test
+  void aSecondBrokerOnTheSameFilerNeverWritesAlongsideTheFirst() throws Exception {
+    try (WeedProcess weed = WeedProcess.start()) {
+      Map<String, String> seaweed =
+          Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress());
+      Map<String, String> second = new HashMap<>(seaweed);
+      second.put(BrokerConfig.BROKER_ID, "1");
+      try (TestBroker first = TestBroker.start(dir.resolve("a"), seaweed)) {
+        try (Admin admin = first.admin()) {
+          admin.createTopics(List.of(new NewTopic("shared", 1, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> p = first.producer(Map.of())) {
+          for (int i = 0; i < 5; i++) {
+            assertEquals(i, p.send(new ProducerRecord<>("shared", "first-" + i)).get().offset());
+          }
+        }
+        // Broker 1's first start has epoch 0, broker 0's too: refused.
+        Exception refused =
+            assertThrows(Exception.class, () -> TestBroker.start(dir.resolve("b"), second));
+        assertTrue(
+            String.valueOf(refused.getMessage()).contains("another writer"), refused.toString());
+        try (KafkaProducer<String, String> p = first.producer(Map.of())) {
+          assertEquals(5, p.send(new ProducerRecord<>("shared", "first-5")).get().offset());
+        }
+        // Its next start has epoch 1 and takes the partition over.
+        try (TestBroker taker = TestBroker.start(dir.resolve("c"), second)) {
+          try (KafkaProducer<String, String> p = taker.producer(Map.of())) {
+            assertEquals(6, p.send(new ProducerRecord<>("shared", "second-6")).get().offset());
+          }
+          try (KafkaProducer<String, String> p =
+              first.producer(
+                  Map.of(
+                      ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 5000,
+                      ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 4000))) {
+            assertThrows(
+                ExecutionException.class,
+                () -> p.send(new ProducerRecord<>("shared", "first-late")).get());
+          }
+          List<String> values = new ArrayList<>();
+          TopicPartition tp = new TopicPartition("shared", 0);
+          try (KafkaConsumer<String, String> c = taker.consumer(Map.of())) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.currentTimeMillis() + 30000;
+            while (values.size() < 7 && System.currentTimeMillis() < deadline) {
+              for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                assertEquals(values.size(), r.offset());
+                values.add(r.value());
+              }
+            }
+            assertTrue(c.poll(Duration.ofMillis(500)).isEmpty(), "nothing after " + values);
+          }
+          assertEquals(
+              List.of("first-0", "first-1", "first-2", "first-3", "first-4", "first-5", "second-6"),
+              values);
+        }
+      }
     }
   }
 }

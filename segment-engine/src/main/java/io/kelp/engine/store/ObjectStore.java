@@ -52,6 +52,9 @@ public interface ObjectStore extends Closeable {
    * Records {@code epoch} as the owner epoch of {@code directory} if it is higher than the one
    * recorded, and returns the epoch recorded afterwards. A writer whose epoch is lower than the
    * returned one has lost the directory.
+   *
+   * @throws FencedException if {@code epoch} is the one recorded but another writer recorded it (a
+   *     store shared by several processes tells its writers apart, so that one epoch never has two)
    */
   long claim(String directory, long epoch) throws IOException;
 
