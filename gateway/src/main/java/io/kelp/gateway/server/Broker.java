@@ -196,7 +196,7 @@ public final class Broker implements AutoCloseable {
       return store;
     }
     Files.createDirectories(dataDir);
-    return new LocalObjectStore(dataDir, PooledByteBufAllocator.DEFAULT);
+    return LocalObjectStore.exclusive(dataDir, PooledByteBufAllocator.DEFAULT);
   }
 
   /**

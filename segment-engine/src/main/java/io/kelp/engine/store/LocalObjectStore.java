@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -30,21 +31,53 @@ import java.util.concurrent.ThreadLocalRandom;
  * so readers see the old or the new object, never a mix. Owner epochs live in a file named {@value
  * #EPOCH_FILE} in the claimed directory.
  *
- * <p>One process owns a data directory; the epoch checks guard against a stale writer inside it.
+ * <p>One process owns a data directory; the epoch checks guard against a stale writer inside it. A
+ * store opened with {@link #exclusive} enforces that: it holds an OS lock on {@value #LOCK_FILE} in
+ * the directory until closed, and a second one fails to open, in this process or another.
  */
 public final class LocalObjectStore implements ObjectStore {
   static final String EPOCH_FILE = "owner.epoch";
+  static final String LOCK_FILE = ".lock";
   private static final int MAX_OPEN_FILES = 1024;
 
   private final Path root;
   private final ByteBufAllocator allocator;
   private final Map<Path, FileChannel> appendChannels = new ConcurrentHashMap<>();
   private final Map<String, Long> epochs = new ConcurrentHashMap<>();
+  private FileChannel lock;
 
+  /** A store on {@code root} that does not lock it (tools that read a broker's data). */
   public LocalObjectStore(Path root, ByteBufAllocator allocator) throws IOException {
     this.root = root.toAbsolutePath().normalize();
     this.allocator = allocator;
     Files.createDirectories(this.root);
+  }
+
+  /**
+   * A store that owns {@code root} until closed: the one a broker writes through.
+   *
+   * @throws IOException if another store holds it, saying so
+   */
+  public static LocalObjectStore exclusive(Path root, ByteBufAllocator allocator)
+      throws IOException {
+    LocalObjectStore store = new LocalObjectStore(root, allocator);
+    Path file = store.root.resolve(LOCK_FILE);
+    FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      if (channel.tryLock() == null) {
+        throw new IOException(
+            "data directory " + store.root + " is in use by another Kelp process (" + file + ")");
+      }
+    } catch (OverlappingFileLockException e) {
+      channel.close();
+      throw new IOException("data directory " + store.root + " is in use by this process", e);
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
+    store.lock = channel;
+    return store;
   }
 
   public Path root() {
@@ -308,6 +341,14 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public void close() throws IOException {
     IOException first = null;
+    if (lock != null) {
+      try {
+        lock.close(); // releases the lock
+      } catch (IOException e) {
+        first = e;
+      }
+      lock = null;
+    }
     for (FileChannel channel : appendChannels.values()) {
       try {
         channel.close();
