@@ -9,7 +9,6 @@ import io.kelp.gateway.coordinator.classic.ClassicMember.Protocol;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,14 +34,15 @@ import org.slf4j.LoggerFactory;
  * when the group becomes empty, so a restarted coordinator resumes the generation and members keep
  * heartbeating without a rebalance.
  *
- * <p>This class owns the group's state and runs the rebalance (join phase, generations, timeouts,
- * Heartbeat, LeaveGroup); {@link ClassicJoin} decides how a JoinGroup joins, {@link ClassicSync}
- * handles SyncGroup and hands out the leader's assignment, {@link ClassicGroupState} is the stored
- * form and {@link ClassicGroupView} what DescribeGroups shows.
+ * <p>This class owns the group's state and runs the rebalance (join phase, generations); {@link
+ * ClassicJoin} decides how a JoinGroup joins, {@link ClassicSync} handles SyncGroup and hands out
+ * the leader's assignment, {@link ClassicHeartbeat} handles Heartbeat, LeaveGroup and the
+ * OffsetCommit check, {@link ClassicTimeouts} keeps the deadlines and acts when one passes, {@link
+ * ClassicGroupState} is the stored form and {@link ClassicGroupView} what DescribeGroups shows.
  *
- * <p>Every public method takes the group's monitor; the store write it may do happens under it.
- * ClassicJoin and ClassicSync are called only from those methods, so they run under it too, as do
- * the package-private methods here that they call.
+ * <p>Every public method takes the group's monitor; the store write it may do happens under it. The
+ * classes above are called only from those methods, so they run under it too, as do the
+ * package-private methods here that they call.
  */
 public final class ClassicGroup extends Group {
   private static final Logger LOG = LoggerFactory.getLogger(ClassicGroup.class);
@@ -52,8 +52,6 @@ public final class ClassicGroup extends Group {
 
   /** How long a member that joined for the first time may take to finish joining (Kafka's). */
   static final long NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
-
-  private static final long NONE = Long.MAX_VALUE;
 
   /** The group's state, with the names ListGroups and DescribeGroups use. */
   enum State {
@@ -78,13 +76,10 @@ public final class ClassicGroup extends Group {
   private String protocolType;
   private String protocolName;
   private final ClassicMembers members = new ClassicMembers();
-  private final Set<String> pendingSync = new HashSet<>();
-  private long joinDeadlineMs = NONE;
-  private long initialRemainingMs;
-  private boolean newMemberAdded;
-  private long syncDeadlineMs = NONE;
   private final ClassicJoin joins;
   private final ClassicSync syncs;
+  private final ClassicHeartbeat heartbeats;
+  private final ClassicTimeouts timeouts;
 
   public ClassicGroup(String groupId, GroupCoordinator coordinator) {
     super(groupId);
@@ -92,6 +87,8 @@ public final class ClassicGroup extends Group {
     this.stateTimestampMs = coordinator.nowMs();
     this.joins = new ClassicJoin(this, members, coordinator);
     this.syncs = new ClassicSync(this, members, coordinator);
+    this.heartbeats = new ClassicHeartbeat(this, members, coordinator);
+    this.timeouts = new ClassicTimeouts(this, members, coordinator);
   }
 
   // ---- what every group answers ----
@@ -134,24 +131,7 @@ public final class ClassicGroup extends Group {
   @Override
   public synchronized short validateOffsetCommit(
       String memberId, String groupInstanceId, int generationId, short apiVersion) {
-    if (state == State.DEAD) {
-      return Errors.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (generationId < 0 && state == State.EMPTY) {
-      return Errors.NONE;
-    }
-    if (generationId >= 0 || !memberId.isEmpty() || groupInstanceId != null) {
-      short error = validateMember(memberId, groupInstanceId);
-      if (error != Errors.NONE) {
-        return error;
-      }
-      if (generationId != this.generationId) {
-        return Errors.ILLEGAL_GENERATION;
-      }
-    } else if (state != State.EMPTY) {
-      return Errors.UNKNOWN_MEMBER_ID;
-    }
-    return state == State.COMPLETING_REBALANCE ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
+    return heartbeats.validateOffsetCommit(memberId, groupInstanceId, generationId);
   }
 
   /**
@@ -176,10 +156,7 @@ public final class ClassicGroup extends Group {
 
   /** An offset commit from a member counts as a heartbeat, as in Kafka. */
   public synchronized void touch(String memberId) {
-    ClassicMember m = members.get(memberId);
-    if (m != null && (state == State.STABLE || state == State.PREPARING_REBALANCE)) {
-      m.heartbeatDeadlineMs(coordinator.nowMs() + m.sessionTimeoutMs());
-    }
+    heartbeats.touch(memberId);
   }
 
   @Override
@@ -244,15 +221,11 @@ public final class ClassicGroup extends Group {
       }
       syncs.propagateAssignment(Errors.REBALANCE_IN_PROGRESS);
     }
-    pendingSync.clear();
-    syncDeadlineMs = NONE;
+    timeouts.clearSync();
     boolean initial = state == State.EMPTY;
     long now = coordinator.nowMs();
     if (initial) {
-      long delay = coordinator.config().initialRebalanceDelayMs();
-      initialRemainingMs = Math.max(members.rebalanceTimeoutMs() - delay, 0);
-      newMemberAdded = false;
-      joinDeadlineMs = now + delay;
+      timeouts.startInitialDelay(now);
     }
     transition(State.PREPARING_REBALANCE);
     LOG.info(
@@ -261,20 +234,26 @@ public final class ClassicGroup extends Group {
       if (members.allJoined()) {
         completeJoin();
       } else {
-        joinDeadlineMs = now + members.rebalanceTimeoutMs();
+        timeouts.awaitJoin(now);
       }
     }
   }
 
   /** Ends the join phase once every member rejoined, unless the initial delay runs. */
   void maybeCompleteJoin() {
-    if (state == State.PREPARING_REBALANCE && previousState != State.EMPTY && members.allJoined()) {
+    if (state == State.PREPARING_REBALANCE && !inInitialRebalance() && members.allJoined()) {
       completeJoin();
     }
   }
 
-  private void completeJoin() {
-    joinDeadlineMs = NONE;
+  /** The first rebalance of an empty group, whose join phase starts with the initial delay. */
+  boolean inInitialRebalance() {
+    return state == State.PREPARING_REBALANCE && previousState == State.EMPTY;
+  }
+
+  /** Ends the join phase: a new generation, or an empty group when no member is left. */
+  void completeJoin() {
+    timeouts.joinCompleted();
     List<String> gone = new ArrayList<>();
     for (ClassicMember m : members.all()) {
       if (!m.awaitingJoin() && !m.isStatic()) {
@@ -293,11 +272,11 @@ public final class ClassicGroup extends Group {
     if (!members.electJoinedLeader() && !members.isEmpty()) {
       // Only static members that have not rejoined are left: wait for them, or for their sessions
       // to end.
-      joinDeadlineMs = coordinator.nowMs() + members.rebalanceTimeoutMs();
+      timeouts.awaitJoin(coordinator.nowMs());
       return;
     }
     generationId++;
-    pendingSync.clear();
+    timeouts.clearSync();
     if (members.isEmpty()) {
       protocolName = null;
       transition(State.EMPTY);
@@ -323,9 +302,9 @@ public final class ClassicGroup extends Group {
       m.completeJoin(joins.response(m, members.isLeader(m.memberId()), false));
       m.heartbeatDeadlineMs(now + m.sessionTimeoutMs());
       m.isNew(false);
-      pendingSync.add(m.memberId());
+      timeouts.awaitSync(m.memberId());
     }
-    syncDeadlineMs = now + members.rebalanceTimeoutMs();
+    timeouts.startSyncDeadline(now);
   }
 
   /**
@@ -333,8 +312,8 @@ public final class ClassicGroup extends Group {
    * during the initial delay lets the delay stretch.
    */
   void addMember(ClassicMember member) {
-    if (state == State.PREPARING_REBALANCE && previousState == State.EMPTY) {
-      newMemberAdded = true;
+    if (inInitialRebalance()) {
+      timeouts.memberAddedDuringInitialDelay();
     }
     if (members.isEmpty()) {
       protocolType = member.protocolType();
@@ -342,24 +321,14 @@ public final class ClassicGroup extends Group {
     members.add(member);
   }
 
-  private void removeMember(String memberId) {
+  /** Removes a member; whatever it waits for in JoinGroup or SyncGroup ends UNKNOWN_MEMBER_ID. */
+  void removeMember(String memberId) {
     ClassicMember m = members.remove(memberId);
     if (m != null) {
       m.completeJoin(ClassicJoin.error(Errors.UNKNOWN_MEMBER_ID, ""));
       m.completeSync(new SyncGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID));
     }
-    pendingSync.remove(memberId);
-  }
-
-  /** Removes a member that left or failed, and rebalances the others. */
-  private void removeMemberAndRebalance(String memberId, String reason) {
-    removeMember(memberId);
-    LOG.info("Group {}: member {} removed: {}", groupId(), memberId, reason);
-    if (state == State.STABLE || state == State.COMPLETING_REBALANCE) {
-      prepareRebalance(reason);
-    } else if (state == State.PREPARING_REBALANCE && members.allJoined()) {
-      completeJoin();
-    }
+    timeouts.forgetPendingSync(memberId);
   }
 
   // ---- SyncGroup ----
@@ -385,27 +354,7 @@ public final class ClassicGroup extends Group {
 
   /** Handles a Heartbeat and returns its error code. */
   public synchronized short heartbeat(String memberId, String groupInstanceId, int generation) {
-    if (state == State.DEAD) {
-      return Errors.COORDINATOR_NOT_AVAILABLE;
-    }
-    short error = validateMember(memberId, groupInstanceId);
-    if (error != Errors.NONE) {
-      return error;
-    }
-    if (generation != generationId) {
-      return Errors.ILLEGAL_GENERATION;
-    }
-    ClassicMember m = members.get(memberId);
-    switch (state) {
-      case EMPTY:
-        return Errors.UNKNOWN_MEMBER_ID;
-      case PREPARING_REBALANCE:
-        m.heartbeatDeadlineMs(coordinator.nowMs() + m.sessionTimeoutMs());
-        return Errors.REBALANCE_IN_PROGRESS;
-      default:
-        m.heartbeatDeadlineMs(coordinator.nowMs() + m.sessionTimeoutMs());
-        return Errors.NONE;
-    }
+    return heartbeats.heartbeat(memberId, groupInstanceId, generation);
   }
 
   /** One member leaving, as LeaveGroup names it. */
@@ -416,93 +365,14 @@ public final class ClassicGroup extends Group {
    * fails with COORDINATOR_NOT_AVAILABLE because the group is dead.
    */
   public synchronized List<Short> leave(List<Leaving> leaving) {
-    if (state == State.DEAD) {
-      return null;
-    }
-    List<Short> results = new ArrayList<>();
-    List<String> left = new ArrayList<>();
-    for (Leaving l : leaving) {
-      String memberId = l.memberId();
-      if (memberId.isEmpty()) {
-        String existing =
-            l.groupInstanceId() == null ? null : members.staticMemberId(l.groupInstanceId());
-        if (existing == null) {
-          results.add(Errors.UNKNOWN_MEMBER_ID);
-          continue;
-        }
-        memberId = existing;
-      } else if (members.removePending(memberId)) {
-        results.add(Errors.NONE);
-        continue;
-      } else {
-        short error = validateMember(memberId, l.groupInstanceId());
-        if (error != Errors.NONE) {
-          results.add(error);
-          continue;
-        }
-      }
-      removeMember(memberId);
-      left.add(memberId);
-      LOG.info(
-          "Group {}: member {} left; reason: {}",
-          groupId(),
-          memberId,
-          l.reason() == null ? "not given" : l.reason());
-      results.add(Errors.NONE);
-    }
-    if (!left.isEmpty()) {
-      if (state == State.STABLE || state == State.COMPLETING_REBALANCE) {
-        prepareRebalance("members left: " + left);
-      } else if (state == State.PREPARING_REBALANCE) {
-        maybeCompleteJoin();
-      }
-    }
-    return results;
+    return heartbeats.leave(leaving);
   }
 
   // ---- timeouts ----
 
   @Override
   public synchronized void tick(long now) {
-    if (state == State.DEAD) {
-      return;
-    }
-    for (String id : members.expirePending(now)) {
-      LOG.info("Group {}: pending member {} did not rejoin in time", groupId(), id);
-      if (state == State.PREPARING_REBALANCE && members.allJoined()) {
-        completeJoin();
-      }
-    }
-    for (ClassicMember m : members.snapshot()) {
-      boolean satisfied = !m.isNew() && (m.awaitingJoin() || m.awaitingSync());
-      if (!satisfied && m.heartbeatDeadlineMs() <= now && members.get(m.memberId()) == m) {
-        removeMemberAndRebalance(m.memberId(), "session timeout expired");
-      }
-    }
-    if (state == State.PREPARING_REBALANCE && joinDeadlineMs <= now) {
-      if (previousState == State.EMPTY
-          && newMemberAdded
-          && initialRemainingMs > 0
-          && coordinator.config().initialRebalanceDelayMs() > 0) {
-        // The initial delay stretches while members keep arriving, up to the rebalance timeout.
-        long delay = Math.min(coordinator.config().initialRebalanceDelayMs(), initialRemainingMs);
-        initialRemainingMs = Math.max(initialRemainingMs - delay, 0);
-        newMemberAdded = false;
-        joinDeadlineMs = now + delay;
-      } else {
-        completeJoin();
-      }
-    }
-    if ((state == State.COMPLETING_REBALANCE || state == State.STABLE) && syncDeadlineMs <= now) {
-      syncDeadlineMs = NONE;
-      if (!pendingSync.isEmpty()) {
-        List<String> late = new ArrayList<>(pendingSync);
-        for (String id : late) {
-          removeMember(id);
-        }
-        prepareRebalance("members did not send SyncGroup in time: " + late);
-      }
-    }
+    timeouts.expire(now);
   }
 
   /** Enters {@code next}, remembering the state it leaves and when. */
@@ -534,7 +404,7 @@ public final class ClassicGroup extends Group {
     return members.leaderId();
   }
 
-  // ---- for ClassicJoin and ClassicSync; the caller holds the monitor ----
+  // ---- for the classes the group delegates to; the caller holds the monitor ----
 
   State currentState() {
     return state;
@@ -552,7 +422,7 @@ public final class ClassicGroup extends Group {
 
   /** The member sent SyncGroup, or is gone: the group no longer waits for its SyncGroup. */
   void forgetPendingSync(String memberId) {
-    pendingSync.remove(memberId);
+    timeouts.forgetPendingSync(memberId);
   }
 
   // ---- stored state ----
