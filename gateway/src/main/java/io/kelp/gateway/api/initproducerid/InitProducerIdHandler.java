@@ -10,6 +10,7 @@ import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,12 @@ import org.slf4j.LoggerFactory;
 public final class InitProducerIdHandler implements ApiHandler {
   private static final Logger LOG = LoggerFactory.getLogger(InitProducerIdHandler.class);
 
+  /** Clients retry the refused request every few hundred ms: one log line per minute is enough. */
+  private static final long REFUSAL_LOG_INTERVAL_NANOS = 60_000_000_000L;
+
+  private final AtomicLong lastRefusalLog =
+      new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
+
   @Override
   public short apiKey() {
     return 22;
@@ -51,6 +58,17 @@ public final class InitProducerIdHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     InitProducerIdRequest r = (InitProducerIdRequest) request;
     if (r.transactionalId() != null) {
+      long now = System.nanoTime();
+      long last = lastRefusalLog.get();
+      if (now - last >= REFUSAL_LOG_INTERVAL_NANOS && lastRefusalLog.compareAndSet(last, now)) {
+        LOG.warn(
+            "InitProducerId for transactional id '{}' from client '{}' at {} refused with"
+                + " INVALID_REQUEST: Kelp does not support transactions yet (logged at most once"
+                + " a minute)",
+            r.transactionalId(),
+            ctx.clientId(),
+            ctx.clientAddress());
+      }
       return CompletableFuture.completedFuture(
           new InitProducerIdResponse()
               .setErrorCode(Errors.INVALID_REQUEST)
