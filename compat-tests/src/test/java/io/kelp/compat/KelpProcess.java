@@ -82,6 +82,7 @@ public final class KelpProcess implements AutoCloseable {
   private final List<String> extraFlags;
   private final Store store;
   private WeedProcess weed;
+  private boolean separateVolumeServer;
   private Process process;
   private Path log;
   private final List<Path> logs = new ArrayList<>();
@@ -123,12 +124,27 @@ public final class KelpProcess implements AutoCloseable {
    * SeaweedFS faults.
    */
   public static KelpProcess startOnSeaweed(String testName, String... extraFlags) {
-    return start(testName, Store.SEAWEEDFS, extraFlags);
+    return start(testName, Store.SEAWEEDFS, false, extraFlags);
+  }
+
+  /**
+   * As {@link #startOnSeaweed}, with SeaweedFS's volume server in a process of its own, for tests
+   * that restart it alone ({@link WeedProcess#startWithSeparateVolumeServer}).
+   */
+  public static KelpProcess startOnSeaweedWithSeparateVolumeServer(
+      String testName, String... extraFlags) {
+    return start(testName, Store.SEAWEEDFS, true, extraFlags);
   }
 
   private static KelpProcess start(String testName, Store store, String... extraFlags) {
+    return start(testName, store, false, extraFlags);
+  }
+
+  private static KelpProcess start(
+      String testName, Store store, boolean separateVolumeServer, String... extraFlags) {
     try {
       KelpProcess kelp = new KelpProcess(testName, store, List.of(extraFlags));
+      kelp.separateVolumeServer = separateVolumeServer;
       try {
         kelp.startWeed();
         kelp.launch();
@@ -247,7 +263,8 @@ public final class KelpProcess implements AutoCloseable {
       return;
     }
     try {
-      weed = WeedProcess.start();
+      weed =
+          separateVolumeServer ? WeedProcess.startWithSeparateVolumeServer() : WeedProcess.start();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting SeaweedFS", e);

@@ -100,6 +100,45 @@ class SeaweedFaultTest {
   }
 
   /**
+   * The volume server alone (its own process here) SIGKILLed under load and started again a few
+   * seconds later, twice: chunk uploads fail and are retried on fresh assignments (the master keeps
+   * handing out the dead server until it misses its heartbeats), acks=all waits, and every
+   * acknowledged record reads back exactly once.
+   */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void acknowledgedRecordsSurviveVolumeServerRestarts() throws Exception {
+    try (KelpProcess kelp =
+        KelpProcess.startOnSeaweedWithSeparateVolumeServer("SeaweedFaultTest-volume-restart")) {
+      WeedProcess weed = kelp.weed();
+      underLoad(
+          kelp,
+          "volume-restart",
+          load -> {
+            for (int restart = 1; restart <= 2; restart++) {
+              load.awaitProgress(500, "before volume server restart " + restart);
+              Thread.sleep(random.nextInt(2_000));
+              long pid = weed.volumePid();
+              weed.killVolume();
+              System.out.println(
+                  "volume server restart "
+                      + restart
+                      + " (pid "
+                      + pid
+                      + " SIGKILLed): "
+                      + load.totalAcked()
+                      + " acknowledged, "
+                      + load.sent()
+                      + " sent");
+              Thread.sleep(3_000 + random.nextInt(5_000));
+              weed.startVolume();
+            }
+          });
+      kelp.stop();
+    }
+  }
+
+  /**
    * A slow SeaweedFS: the weed process is stopped (SIGSTOP) and continued (SIGCONT), once for
    * longer than the producer's request timeout, so that acks=all requests time out while their
    * batches wait in the broker and the producer sends them again, and once for longer than the

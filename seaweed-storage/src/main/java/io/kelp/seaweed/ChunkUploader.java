@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stores chunk bytes on volume servers: file ids assigned ahead per directory ({@link FileIdPool}),
@@ -19,6 +21,8 @@ import java.util.List;
 final class ChunkUploader implements AutoCloseable {
   /** File ids per assignment made ahead: one master round trip per this many uploads. */
   private static final int ASSIGN_BATCH = 16;
+
+  private static final Logger log = LoggerFactory.getLogger(ChunkUploader.class);
 
   private final FilerClient filer;
   private final VolumeClient volumes;
@@ -70,7 +74,7 @@ final class ChunkUploader implements AutoCloseable {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
     boolean first = true;
-    while (true) {
+    for (int attempt = 1; ; attempt++) {
       // After a failed upload, a fresh assignment: the ready one may be what failed.
       FileIdPool.FileId assigned =
           first
@@ -82,6 +86,14 @@ final class ChunkUploader implements AutoCloseable {
       } catch (IOException e) {
         if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
           throw new IOException("upload of a chunk of " + path + " failed", e);
+        }
+        if (attempt == 1 || attempt % 10 == 0) {
+          log.info(
+              "upload of a chunk of {} to volume server {} failed ({}), retrying on a fresh"
+                  + " assignment",
+              path,
+              assigned.url(),
+              e.toString());
         }
         FilerClient.sleep(backoffMs);
         backoffMs = Math.min(1000, backoffMs * 2);

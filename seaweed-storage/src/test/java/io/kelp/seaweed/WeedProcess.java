@@ -42,11 +42,14 @@ public final class WeedProcess implements AutoCloseable {
   private final int volumePort;
   private final int filerPort;
   private final int filerGrpcPort;
+  private final boolean separateVolume;
+  private Process volume;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
 
-  private WeedProcess(boolean ownFilerGrpcPort) throws IOException {
+  private WeedProcess(boolean ownFilerGrpcPort, boolean separateVolume) throws IOException {
+    this.separateVolume = separateVolume;
     binary = findBinary();
     dir = Files.createTempDirectory("kelp-weed-");
     Path target = Paths.get("target").toAbsolutePath();
@@ -65,7 +68,17 @@ public final class WeedProcess implements AutoCloseable {
 
   /** Starts a fresh SeaweedFS and waits until its filer can store a file. */
   public static WeedProcess start() throws IOException, InterruptedException {
-    return start(false);
+    return start(false, false);
+  }
+
+  /**
+   * Starts a fresh SeaweedFS whose volume server is a process of its own ({@code weed volume}, next
+   * to a {@code weed server -filer -volume=false} with the master and the filer), so that it can be
+   * killed and restarted alone: {@link #killVolume}, {@link #startVolume}.
+   */
+  public static WeedProcess startWithSeparateVolumeServer()
+      throws IOException, InterruptedException {
+    return start(false, true);
   }
 
   /**
@@ -74,12 +87,12 @@ public final class WeedProcess implements AutoCloseable {
    * then names it as SeaweedFS does, {@code 127.0.0.1:<http port>.<grpc port>}.
    */
   public static WeedProcess startWithOwnFilerGrpcPort() throws IOException, InterruptedException {
-    return start(true);
+    return start(true, false);
   }
 
-  private static WeedProcess start(boolean ownFilerGrpcPort)
+  private static WeedProcess start(boolean ownFilerGrpcPort, boolean separateVolume)
       throws IOException, InterruptedException {
-    WeedProcess weed = new WeedProcess(ownFilerGrpcPort);
+    WeedProcess weed = new WeedProcess(ownFilerGrpcPort, separateVolume);
     try {
       weed.startProcess();
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -132,6 +145,7 @@ public final class WeedProcess implements AutoCloseable {
 
   /** Stops weed (SIGTERM, then SIGKILL after a grace period); the directory stays. */
   public void stop() throws InterruptedException {
+    stopVolume();
     if (process == null) {
       return;
     }
@@ -141,6 +155,70 @@ public final class WeedProcess implements AutoCloseable {
       process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
     process = null;
+  }
+
+  /** SIGKILLs the separate volume server at once, as a crash would; its directory stays. */
+  public void killVolume() throws InterruptedException {
+    if (volume == null) {
+      throw new IllegalStateException("no separate volume server is running");
+    }
+    volume.destroyForcibly();
+    volume.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    volume = null;
+  }
+
+  /** The process id of the separate volume server. */
+  public long volumePid() {
+    return volume.pid();
+  }
+
+  private void stopVolume() throws InterruptedException {
+    if (volume == null) {
+      return;
+    }
+    volume.destroy();
+    if (!volume.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      volume.destroyForcibly();
+      volume.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    volume = null;
+  }
+
+  /**
+   * Starts the separate volume server (again, after {@link #killVolume}) on its directory and port,
+   * and waits until the master hands out file ids on it.
+   */
+  public void startVolume() throws IOException, InterruptedException {
+    if (!separateVolume) {
+      throw new IllegalStateException("this SeaweedFS runs its volume server inside weed server");
+    }
+    if (volume != null) {
+      return;
+    }
+    Path volumeDir = dir.resolve("volume");
+    Files.createDirectories(volumeDir);
+    List<String> command =
+        List.of(
+            binary.toString(),
+            "volume",
+            "-ip=127.0.0.1",
+            "-ip.bind=127.0.0.1",
+            "-port=" + volumePort,
+            "-dir=" + volumeDir,
+            "-max=64",
+            "-master=127.0.0.1:" + masterPort,
+            "-preStopSeconds=0");
+    ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+    builder.redirectErrorStream(true);
+    builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    volume = builder.start();
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (!answers("http://127.0.0.1:" + masterPort + "/dir/assign", "\"fid\"")) {
+      if (!volume.isAlive() || System.nanoTime() > deadline) {
+        throw new IOException("the volume server did not come up; see " + log);
+      }
+      Thread.sleep(100);
+    }
   }
 
   /** SIGKILLs weed at once, as a crash would; the directory stays. */
@@ -185,6 +263,9 @@ public final class WeedProcess implements AutoCloseable {
     command.add("-volume.port=" + volumePort);
     command.add("-filer.port=" + filerPort);
     command.add("-filer.port.grpc=" + filerGrpcPort);
+    if (separateVolume) {
+      command.add("-volume=false");
+    }
     // Small volumes and no stop delay keep a test's disk use and restarts short.
     command.add("-master.volumeSizeLimitMB=64");
     command.add("-volume.max=64");
@@ -193,6 +274,9 @@ public final class WeedProcess implements AutoCloseable {
     builder.redirectErrorStream(true);
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     process = builder.start();
+    if (separateVolume) {
+      startVolume();
+    }
     awaitReady();
   }
 
