@@ -18,18 +18,19 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A small HTTP/1.1 client for chunk uploads: the request is written by the calling thread straight
- * from the caller's buffer into a kept-alive socket, and the answer read back on the same thread.
- * The JDK's HttpClient hands every request to its selector thread and back, which under produce
- * load cost the broker a fifth of its CPU time and a thread switch each way; uploads are small,
- * sequential per caller and go to few volume servers, which a pool of plain sockets serves well.
+ * A small HTTP/1.1 client for chunk uploads and reads: the request is written by the calling thread
+ * straight from the caller's buffer into a kept-alive socket, and the answer read back on the same
+ * thread. The JDK's HttpClient hands every request to its selector thread and back, which under
+ * produce load cost the broker a fifth of its CPU time and a thread switch each way; uploads are
+ * small, sequential per caller and go to few volume servers, which a pool of plain sockets serves
+ * well.
  *
  * <p>Answers with a Content-Length, chunked answers and answers ended by closing the connection are
  * understood. A request on a kept-alive connection that the server had already closed is sent once
  * more on a new one (a PUT of the same chunk id stores the same bytes again). Thread-safe.
  */
 final class PlainHttp implements AutoCloseable {
-  /** Response bodies beyond this are cut (they are only kept for error messages). */
+  /** Response bodies beyond this are cut, unless the caller asks for more. */
   static final int MAX_BODY = 64 << 10;
 
   private static final int MAX_HEAD = 16 << 10;
@@ -40,7 +41,7 @@ final class PlainHttp implements AutoCloseable {
   private final Map<String, ArrayDeque<Connection>> idle = new HashMap<>();
   private boolean closed;
 
-  /** A status code and (the first {@link #MAX_BODY} bytes of) the body. */
+  /** A status code and (the first {@code maxBody} bytes of) the body. */
   record Response(int status, byte[] body) {
     String text() {
       return new String(body, StandardCharsets.UTF_8);
@@ -59,6 +60,18 @@ final class PlainHttp implements AutoCloseable {
   Response send(
       String hostPort, String method, String pathAndQuery, ByteBuf body, String... headers)
       throws IOException {
+    return send(hostPort, method, pathAndQuery, body, MAX_BODY, headers);
+  }
+
+  /** {@link #send}, keeping up to {@code maxBody} bytes of the answer's body. */
+  Response send(
+      String hostPort,
+      String method,
+      String pathAndQuery,
+      ByteBuf body,
+      int maxBody,
+      String... headers)
+      throws IOException {
     byte[] head = head(hostPort, method, pathAndQuery, body, headers);
     for (int attempt = 1; ; attempt++) {
       Connection c = attempt == 1 ? take(hostPort) : null;
@@ -73,7 +86,7 @@ final class PlainHttp implements AutoCloseable {
           body.getBytes(body.readerIndex(), c.out, body.readableBytes());
         }
         c.out.flush();
-        Response response = read(c);
+        Response response = read(c, maxBody);
         keep = c.keepAlive;
         return response;
       } catch (IOException e) {
@@ -104,7 +117,7 @@ final class PlainHttp implements AutoCloseable {
     return b.toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  private Response read(Connection c) throws IOException {
+  private Response read(Connection c, int maxBody) throws IOException {
     InputStream in = c.in;
     String status = line(in);
     if (status == null) {
@@ -155,7 +168,7 @@ final class PlainHttp implements AutoCloseable {
         default -> {}
       }
     }
-    Body body = new Body();
+    Body body = new Body(maxBody, length);
     if (chunked) {
       while (true) {
         String size = line(in);
@@ -191,12 +204,32 @@ final class PlainHttp implements AutoCloseable {
     return new Response(code, body.bytes());
   }
 
-  /** Collects up to {@link #MAX_BODY} bytes, reading (and dropping) the rest. */
+  /** Collects up to {@code max} bytes, reading (and dropping) the rest. */
   private static final class Body {
-    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    private final int max;
+    private final ByteArrayOutputStream kept;
     private final byte[] buffer = new byte[8192];
+    private byte[] whole;
+
+    /** {@code expected} is the Content-Length, or -1: a known length is kept in one array. */
+    Body(int max, long expected) {
+      this.max = max;
+      this.kept = new ByteArrayOutputStream(expected > max ? max : 32);
+    }
 
     void copy(InputStream in, long n) throws IOException {
+      if (kept.size() == 0 && whole == null && n <= max && n < Integer.MAX_VALUE) {
+        byte[] all = in.readNBytes((int) n);
+        if (all.length < n) {
+          throw new EOFException("answer body ended " + (n - all.length) + " bytes early");
+        }
+        whole = all;
+        return;
+      }
+      if (whole != null) {
+        kept.write(whole, 0, whole.length);
+        whole = null;
+      }
       long left = n;
       while (left > 0) {
         int r = in.read(buffer, 0, (int) Math.min(buffer.length, left));
@@ -206,7 +239,7 @@ final class PlainHttp implements AutoCloseable {
           }
           throw new EOFException("answer body ended " + left + " bytes early");
         }
-        int keep = Math.min(r, MAX_BODY - kept.size());
+        int keep = Math.min(r, max - kept.size());
         if (keep > 0) {
           kept.write(buffer, 0, keep);
         }
@@ -215,7 +248,7 @@ final class PlainHttp implements AutoCloseable {
     }
 
     byte[] bytes() {
-      return kept.toByteArray();
+      return whole != null ? whole : kept.toByteArray();
     }
   }
 

@@ -1,6 +1,7 @@
 package io.kelp.seaweed;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -10,14 +11,16 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
  * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers;
  * without {@code fsync} it answers once the bytes are in its volume file, which survives a crash of
- * the process but not of the machine), and a ranged GET reads part of one back. Uploads go through
- * {@link PlainHttp} on the caller's thread; reads, which are fetched several at once, and deletes
- * through the JDK's HttpClient.
+ * the process but not of the machine), and a ranged GET reads part of one back. Uploads and reads
+ * go through {@link PlainHttp} (reads of one range on a few threads at once, {@link #readAsync});
+ * deletes, which are rare, through the JDK's HttpClient.
  */
 final class VolumeClient implements AutoCloseable {
   private final String uploadQuery;
@@ -34,6 +37,15 @@ final class VolumeClient implements AutoCloseable {
 
   /** Uploads: on the caller's thread, over kept-alive sockets (see {@link PlainHttp}). */
   private final PlainHttp uploads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
+
+  /** Reads: on the caller's thread or on {@link #readers}, over sockets of their own. */
+  private final PlainHttp reads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
+
+  /** How many chunk reads run at once for the parallel reads of ranges. */
+  private static final int READ_THREADS = 8;
+
+  private final ExecutorService readers =
+      Executors.newFixedThreadPool(READ_THREADS, new DefaultThreadFactory("kelp-chunk-read", true));
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -96,41 +108,41 @@ final class VolumeClient implements AutoCloseable {
 
   /** Reads {@code length} bytes of chunk {@code fileId} from {@code offset} within the chunk. */
   byte[] read(String volumeUrl, String fileId, long offset, int length) throws IOException {
-    HttpRequest request = readRequest(volumeUrl, fileId, offset, length);
-    return body(
-        send(request, HttpResponse.BodyHandlers.ofByteArray()), volumeUrl, fileId, offset, length);
+    // A server that ignores Range sends the chunk from its start: keep up to the range's end.
+    int keep = (int) Math.min(Integer.MAX_VALUE - 16, offset + length);
+    PlainHttp.Response response =
+        reads.send(
+            volumeUrl,
+            "GET",
+            "/" + fileId,
+            null,
+            keep,
+            "Range",
+            "bytes=" + offset + "-" + (offset + length - 1));
+    return body(response.status(), response.body(), volumeUrl, fileId, offset, length);
   }
 
   /**
-   * {@link #read} without blocking, so that the chunks of one range are fetched in parallel; the
-   * future fails with an {@link IOException} (wrapped) as {@link #read} would throw it.
+   * {@link #read} on one of the read threads, so that the chunks of one range are fetched in
+   * parallel; the future fails with an {@link IOException} (wrapped) as {@link #read} would throw
+   * it.
    */
   CompletableFuture<byte[]> readAsync(String volumeUrl, String fileId, long offset, int length) {
-    HttpRequest request = readRequest(volumeUrl, fileId, offset, length);
-    return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-        .thenApply(
-            response -> {
-              try {
-                return body(response, volumeUrl, fileId, offset, length);
-              } catch (IOException e) {
-                throw new CompletionException(e);
-              }
-            });
-  }
-
-  private static HttpRequest readRequest(String volumeUrl, String fileId, long offset, int length) {
-    return HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
-        .timeout(TIMEOUT)
-        .header("Range", "bytes=" + offset + "-" + (offset + length - 1))
-        .GET()
-        .build();
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return read(volumeUrl, fileId, offset, length);
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        },
+        readers);
   }
 
   private static byte[] body(
-      HttpResponse<byte[]> response, String volumeUrl, String fileId, long offset, int length)
+      int status, byte[] body, String volumeUrl, String fileId, long offset, int length)
       throws IOException {
-    byte[] body = response.body();
-    if (response.statusCode() == 200 && body.length >= offset + length) {
+    if (status == 200 && body.length >= offset + length) {
       // A server that ignores Range sends the whole chunk.
       if (offset == 0 && body.length == length) {
         return body;
@@ -139,7 +151,7 @@ final class VolumeClient implements AutoCloseable {
       System.arraycopy(body, (int) offset, part, 0, length);
       return part;
     }
-    if (response.statusCode() != 206 || body.length != length) {
+    if (status != 206 || body.length != length) {
       throw new IOException(
           "read of chunk "
               + fileId
@@ -150,7 +162,7 @@ final class VolumeClient implements AutoCloseable {
               + ") from volume server "
               + volumeUrl
               + " failed: HTTP "
-              + response.statusCode()
+              + status
               + ", "
               + body.length
               + " bytes");
@@ -170,6 +182,8 @@ final class VolumeClient implements AutoCloseable {
 
   @Override
   public void close() {
+    readers.shutdownNow();
     uploads.close();
+    reads.close();
   }
 }

@@ -18,6 +18,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -162,6 +163,39 @@ class PlainHttpTest {
     assertTrue(head.contains("\r\nHost: " + address + "\r\n"), head);
     assertTrue(head.contains("\r\nContent-Length: 70003\r\n"), head);
     assertTrue(head.contains("\r\nX-Test: yes\r\n"), head);
+  }
+
+  /** Chunk reads keep the whole body they ask for; other answers are cut at {@code MAX_BODY}. */
+  @Test
+  void keepsAsMuchOfTheBodyAsAsked() throws Exception {
+    byte[] chunk = new byte[3 * PlainHttp.MAX_BODY + 7];
+    new Random(2).nextBytes(chunk);
+    String text = new String(chunk, StandardCharsets.ISO_8859_1);
+    String address =
+        serve(
+            (n, head, body) ->
+                new Answer(
+                    (n % 2 == 1
+                            ? "HTTP/1.1 206 Partial Content\r\nContent-Length: "
+                            : "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + Integer.toHexString(chunk.length)
+                                + "\r\n")
+                        + (n % 2 == 1 ? chunk.length + "\r\n\r\n" : "")
+                        + text
+                        + (n % 2 == 1 ? "" : "\r\n0\r\n\r\n"),
+                    false));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      PlainHttp.Response whole =
+          http.send(address, "GET", "/1,01", null, chunk.length, "Range", "x");
+      assertArrayEquals(chunk, whole.body());
+      PlainHttp.Response chunked = http.send(address, "GET", "/1,01", null, chunk.length);
+      assertArrayEquals(chunk, chunked.body());
+      PlainHttp.Response cut = http.send(address, "GET", "/1,01", null);
+      assertArrayEquals(Arrays.copyOf(chunk, PlainHttp.MAX_BODY), cut.body());
+      PlainHttp.Response part = http.send(address, "GET", "/1,01", null, 100);
+      assertArrayEquals(Arrays.copyOf(chunk, 100), part.body());
+      assertEquals(1, connections.get(), "every answer was read to its end");
+    }
   }
 
   @Test
