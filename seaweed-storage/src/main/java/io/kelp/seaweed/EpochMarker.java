@@ -112,8 +112,8 @@ final class EpochMarker {
     while (true) {
       Optional<Entry> current = filer.lookup(p[0], p[1]);
       long recorded = current.map(EpochMarker::recorded).orElse(Long.MIN_VALUE);
-      if (recorded > epoch) {
-        return recorded;
+      if (recorded > epoch || (recorded == epoch && current.isEmpty())) {
+        return recorded; // higher, or nothing recorded and nothing to record (Long.MIN_VALUE)
       }
       if (recorded == epoch) {
         String holder = writer(current.get());
