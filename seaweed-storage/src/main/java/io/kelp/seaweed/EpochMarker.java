@@ -1,7 +1,6 @@
 package io.kelp.seaweed;
 
 import com.google.protobuf.ByteString;
-import io.grpc.StatusRuntimeException;
 import io.kelp.engine.store.FencedException;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
@@ -14,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
 
@@ -98,17 +96,14 @@ final class EpochMarker {
   /**
    * Records {@code epoch}, claimed by {@code writer}, as {@code directory}'s owner epoch unless a
    * higher one is recorded already: a compare-and-set on the marker, retried while the filer is
-   * unreachable for up to {@code retryFor}. Returns the epoch recorded afterwards.
+   * unreachable. Returns the epoch recorded afterwards.
    *
    * @throws FencedException if {@code epoch} is recorded already, by another writer
    */
-  static long claim(
-      FilerClient filer, String directory, long epoch, String writer, Duration retryFor)
+  static long claim(FilerClient filer, String directory, long epoch, String writer)
       throws IOException {
     String[] p = SeaweedObjectStore.split(FilerClient.join(directory, FILE));
     String marker = FilerClient.join(p[0], p[1]);
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
     while (true) {
       Optional<Entry> current = filer.lookup(p[0], p[1]);
       long recorded = current.map(EpochMarker::recorded).orElse(Long.MIN_VALUE);
@@ -148,19 +143,9 @@ final class EpochMarker {
                       .setDirectory(p[0])
                       .setEntry(entry(epoch, writer)))
               .build();
-      ObjectTransactionResponse response;
-      try {
-        response = filer.transactOnce(request);
-      } catch (StatusRuntimeException e) {
-        backoffMs = filer.backOff("claim of " + directory, e, deadline, backoffMs);
-        continue;
-      }
+      ObjectTransactionResponse response = filer.transact("claim of " + directory, request);
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
-        continue; // another claim came first: compare again
-      }
-      if (!response.getError().isEmpty()) {
-        throw new IOException(
-            "claim of " + directory + " on filer " + filer.address() + ": " + response.getError());
+        continue; // another claim came first, or a resent one of ours landed: compare again
       }
       return epoch;
     }

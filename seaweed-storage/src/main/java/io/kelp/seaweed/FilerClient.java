@@ -11,6 +11,7 @@ import io.kelp.seaweed.filer.FilerProto.CreateEntryResponse;
 import io.kelp.seaweed.filer.FilerProto.DeleteEntryRequest;
 import io.kelp.seaweed.filer.FilerProto.DeleteEntryResponse;
 import io.kelp.seaweed.filer.FilerProto.Entry;
+import io.kelp.seaweed.filer.FilerProto.FilerError;
 import io.kelp.seaweed.filer.FilerProto.ListEntriesRequest;
 import io.kelp.seaweed.filer.FilerProto.ListEntriesResponse;
 import io.kelp.seaweed.filer.FilerProto.Location;
@@ -282,6 +283,33 @@ final class FilerClient implements AutoCloseable {
 
   void resetConnectBackoff() {
     channel.resetConnectBackoff();
+  }
+
+  /**
+   * Sends a transaction that is safe to send again (its condition makes a repeat fail rather than
+   * apply twice), resending it while the filer is unreachable for up to {@code retryFor}. Returns
+   * the filer's answer; a failed condition ({@code PRECONDITION_FAILED}) is the caller's to judge.
+   *
+   * @throws IOException if the filer reports another error, or stays unreachable
+   */
+  ObjectTransactionResponse transact(String what, ObjectTransactionRequest request)
+      throws IOException {
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMs = 20;
+    while (true) {
+      ObjectTransactionResponse response;
+      try {
+        response = transactOnce(request);
+      } catch (StatusRuntimeException e) {
+        backoffMs = backOff(what, e, deadline, backoffMs);
+        continue;
+      }
+      if (response.getErrorCode() != FilerError.PRECONDITION_FAILED
+          && !response.getError().isEmpty()) {
+        throw new IOException(what + " on filer " + address + ": " + response.getError());
+      }
+      return response;
+    }
   }
 
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {

@@ -5,7 +5,6 @@ import static io.kelp.seaweed.FilerTransactions.fenced;
 import static io.kelp.seaweed.FilerTransactions.transaction;
 
 import com.google.protobuf.ByteString;
-import io.grpc.StatusRuntimeException;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
@@ -16,7 +15,6 @@ import io.kelp.seaweed.filer.FilerProto.FilerError;
 import io.kelp.seaweed.filer.FilerProto.FuseAttributes;
 import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
-import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -292,24 +290,9 @@ public final class SeaweedObjectStore implements ObjectStore {
   /** Runs an idempotent transaction, retrying while the filer is unreachable. */
   private void commit(String path, ObjectTransactionRequest request, Fence fence)
       throws IOException {
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMs = 20;
-    while (true) {
-      ObjectTransactionResponse response;
-      try {
-        response = filer.transactOnce(request);
-      } catch (StatusRuntimeException e) {
-        backoffMs = filer.backOff("write of " + path, e, deadline, backoffMs);
-        continue;
-      }
-      if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {
-        throw fenced(path, fence);
-      }
-      if (!response.getError().isEmpty()) {
-        throw new IOException(
-            "write of " + path + " on filer " + filer.address() + ": " + response.getError());
-      }
-      return;
+    if (filer.transact("write of " + path, request).getErrorCode()
+        == FilerError.PRECONDITION_FAILED) {
+      throw fenced(path, fence);
     }
   }
 
@@ -386,7 +369,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public long claim(String directory, long epoch) throws IOException {
-    return EpochMarker.claim(filer, directory, epoch, writer, retryFor);
+    return EpochMarker.claim(filer, directory, epoch, writer);
   }
 
   private static boolean hasChunk(Entry entry, FileChunk chunk) {
