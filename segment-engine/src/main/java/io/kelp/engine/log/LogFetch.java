@@ -22,13 +22,13 @@ final class LogFetch {
   /** See {@link PartitionLog#read}. */
   static ReadResult read(
       SegmentLog l, long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
-    long start = l.logStartOffset();
-    long hw = l.highWatermark();
-    ReadResult refused = refusal(l, offset, start, hw);
-    if (refused != null) {
-      return refused;
+    Window w = window(l, offset, isolation);
+    if (w.refused != null) {
+      return w.refused;
     }
-    long limit = isolation == Isolation.READ_COMMITTED ? l.lastStableOffset() : hw;
+    long start = w.start;
+    long hw = w.hw;
+    long limit = w.limit;
     ByteBuf out;
     try {
       out = l.reads.collect(offset, limit, maxBytes, minOneBatch);
@@ -51,18 +51,31 @@ final class LogFetch {
   /** See {@link PartitionLog#readCached}. */
   static ReadResult readCached(
       SegmentLog l, long offset, int maxBytes, Isolation isolation, boolean minOneBatch) {
-    long start = l.logStartOffset();
-    long hw = l.highWatermark();
-    ReadResult refused = refusal(l, offset, start, hw);
-    if (refused != null) {
-      return refused;
+    Window w = window(l, offset, isolation);
+    if (w.refused != null) {
+      return w.refused;
     }
-    long limit = isolation == Isolation.READ_COMMITTED ? l.lastStableOffset() : hw;
+    long start = w.start;
+    long hw = w.hw;
+    long limit = w.limit;
     ByteBuf out = l.reads.collectCached(offset, limit, maxBytes, minOneBatch);
     if (out == null) {
       return null;
     }
     return new ReadResult(ReadResult.Status.OK, out, hw, l.lastStableOffset(), start, List.of());
+  }
+
+  /**
+   * What a read at {@code offset} sees: the log start, the high watermark and the offset the
+   * isolation level lets it read up to, or the answer when this log cannot serve it.
+   */
+  private record Window(long start, long hw, long limit, ReadResult refused) {}
+
+  private static Window window(SegmentLog l, long offset, Isolation isolation) {
+    long start = l.logStartOffset();
+    long hw = l.highWatermark();
+    long limit = isolation == Isolation.READ_COMMITTED ? l.lastStableOffset() : hw;
+    return new Window(start, hw, limit, refusal(l, offset, start, hw));
   }
 
   /** The answer to a read this log cannot serve at {@code offset}, or null when it can. */
