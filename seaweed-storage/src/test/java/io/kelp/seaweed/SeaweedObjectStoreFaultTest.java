@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kelp.engine.producer.ProducerIdAllocator;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.netty.buffer.ByteBuf;
@@ -17,8 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -161,6 +165,49 @@ class SeaweedObjectStoreFaultTest {
         back.release();
       }
       assertTrue(a.stat(dir + "/0.log").isEmpty(), "no append of a loser landed");
+    }
+  }
+
+  @Test
+  void brokersSharingAFilerNeverHandOutTheSameProducerId() throws Exception {
+    // Blocks of 1000 ids: 3 brokers taking 2,500 ids each race for blocks 8 times in all.
+    int brokers = 3;
+    int perBroker = 2500;
+    List<SeaweedObjectStore> stores = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(brokers);
+    try {
+      List<Future<List<Long>>> taken = new ArrayList<>();
+      for (int b = 0; b < brokers; b++) {
+        SeaweedObjectStore s = store();
+        stores.add(s);
+        ProducerIdAllocator ids = new ProducerIdAllocator(s);
+        taken.add(
+            pool.submit(
+                () -> {
+                  List<Long> mine = new ArrayList<>();
+                  for (int i = 0; i < perBroker; i++) {
+                    mine.add(ids.allocate());
+                  }
+                  return mine;
+                }));
+      }
+      Set<Long> all = new HashSet<>();
+      for (Future<List<Long>> f : taken) {
+        for (long id : f.get(120, TimeUnit.SECONDS)) {
+          assertTrue(all.add(id), "producer id " + id + " was handed out twice");
+        }
+      }
+      assertEquals(brokers * perBroker, all.size());
+      // A broker started afterwards continues past every block reserved so far.
+      try (SeaweedObjectStore later = store()) {
+        long next = new ProducerIdAllocator(later).allocate();
+        assertTrue(next > Collections.max(all), next + " is not past " + Collections.max(all));
+      }
+    } finally {
+      pool.shutdownNow();
+      for (SeaweedObjectStore s : stores) {
+        s.close();
+      }
     }
   }
 

@@ -1,10 +1,14 @@
 package io.kelp.engine.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.engine.store.LocalObjectStore;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -26,5 +30,33 @@ class ProducerIdAllocatorTest {
       store.close();
     }
     assertEquals(4500, seen.size());
+  }
+
+  @Test
+  void idsHandedOutUnderTheOldSingleFileSchemeNeverComeBack() throws Exception {
+    try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
+      // An earlier version had reserved ids up to 2,499 and wrote the next free one.
+      store.put(
+          ProducerIdAllocator.LEGACY_PATH,
+          Unpooled.wrappedBuffer("2500".getBytes(StandardCharsets.US_ASCII)),
+          null);
+      assertEquals(3000, new ProducerIdAllocator(store).allocate());
+    }
+    try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
+      assertEquals(4000, new ProducerIdAllocator(store).allocate(), "block 3 was reserved");
+    }
+  }
+
+  @Test
+  void aCorruptOldFileIsReportedNotIgnored() throws Exception {
+    try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
+      store.put(
+          ProducerIdAllocator.LEGACY_PATH,
+          Unpooled.wrappedBuffer("12x".getBytes(StandardCharsets.US_ASCII)),
+          null);
+      IOException e =
+          assertThrows(IOException.class, () -> new ProducerIdAllocator(store).allocate());
+      assertTrue(e.getMessage().contains("12x"), e.getMessage());
+    }
   }
 }
