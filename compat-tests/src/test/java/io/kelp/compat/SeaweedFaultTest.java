@@ -58,14 +58,14 @@ class SeaweedFaultTest {
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void acknowledgedRecordsSurviveSeaweedRestarts() throws Exception {
+    // Without fsync (the default) a chunk is in the volume server's file, which a SIGKILL keeps.
     survivesSeaweedRestarts("weed-restart");
   }
 
-  /** Without fsync, a chunk is in the volume server's file, which a SIGKILL of weed keeps. */
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
-  void acknowledgedRecordsSurviveSeaweedRestartsWithoutFsync() throws Exception {
-    survivesSeaweedRestarts("weed-restart-nofsync", "--seaweed-fsync", "false");
+  void acknowledgedRecordsSurviveSeaweedRestartsWithFsync() throws Exception {
+    survivesSeaweedRestarts("weed-restart-fsync", "--seaweed-fsync", "true");
   }
 
   private void survivesSeaweedRestarts(String topic, String... flags) throws Exception {

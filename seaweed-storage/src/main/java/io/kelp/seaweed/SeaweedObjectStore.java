@@ -40,22 +40,23 @@ import java.util.Optional;
  * fencing below relies on. Chunk bytes go to volume servers over plain HTTP.
  *
  * <p><b>Writes.</b> An append uploads its bytes as one or more chunks (AssignVolume, then a PUT to
- * the volume server with {@code fsync=true}), then adds the chunks to the file's entry with an
- * {@code ObjectTransaction}: a read-modify-write of the entry. An unfenced one is guarded by the
- * transaction's condition {@code IF_CHUNKS_EQUAL} (the entry still has the chunks read), so a
- * concurrent change makes it re-read instead of losing data; a fenced one by its fence (below),
- * which leaves one writer per directory, whose view of the entry is dropped whenever the outcome of
- * one of its writes is unknown. The filer takes one condition per transaction: conditions set on a
- * mutation are not enforced, and were silently ignored by weed 4.48 (a test with two writers and a
- * stale entry shows it). A failed or timed-out attempt is retried with backoff for up to {@code
- * retryFor}; before each retry the entry is read again, and if it already lists the new chunk the
- * earlier attempt landed, so a retry never adds the bytes twice. When a method returns, the chunk
- * is fsync'd on its volume server and the entry is stored by the filer. File ids are assigned
- * ahead, per directory ({@link FileIdPool}), so an append does not wait for the master. Puts of up
- * to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks. Either way
- * the entry is replaced in one filer write, so a put is atomic. Small unfenced appends (a consumer
- * group's log) are kept in the entry's content, in one transaction and without an upload, while it
- * stays within that limit ({@link InlineAppender}).
+ * the volume server, with {@code fsync=true} if asked for), then adds the chunks to the file's
+ * entry with an {@code ObjectTransaction}: a read-modify-write of the entry. An unfenced one is
+ * guarded by the transaction's condition {@code IF_CHUNKS_EQUAL} (the entry still has the chunks
+ * read), so a concurrent change makes it re-read instead of losing data; a fenced one by its fence
+ * (below), which leaves one writer per directory, whose view of the entry is dropped whenever the
+ * outcome of one of its writes is unknown. The filer takes one condition per transaction:
+ * conditions set on a mutation are not enforced, and were silently ignored by weed 4.48 (a test
+ * with two writers and a stale entry shows it). A failed or timed-out attempt is retried with
+ * backoff for up to {@code retryFor}; before each retry the entry is read again, and if it already
+ * lists the new chunk the earlier attempt landed, so a retry never adds the bytes twice. When a
+ * method returns, the chunk is in its volume server's file (and fsync'd, if asked for) and the
+ * entry is stored by the filer. File ids are assigned ahead, per directory ({@link FileIdPool}), so
+ * an append does not wait for the master. Puts of up to {@value #INLINE_LIMIT} bytes are stored
+ * inline in the entry; larger ones as chunks. Either way the entry is replaced in one filer write,
+ * so a put is atomic. Small unfenced appends (a consumer group's log) are kept in the entry's
+ * content, in one transaction and without an upload, while it stays within that limit ({@link
+ * InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id
@@ -79,6 +80,14 @@ public final class SeaweedObjectStore implements ObjectStore {
   static final int INLINE_LIMIT = 64 * 1024;
   static final int MAX_CHUNK = 8 << 20;
   private static final Duration DEFAULT_RETRY = Duration.ofSeconds(60);
+
+  /**
+   * Whether volume servers fsync chunks unless told otherwise: no, as SeaweedFS itself and Kafka's
+   * log. A chunk the volume server has answered for is in its volume file, which survives a crash
+   * of any process; fsync adds safety from power loss only where the filer store syncs its entries
+   * as well, which the default leveldb store does not.
+   */
+  public static final boolean DEFAULT_FSYNC = false;
 
   /** Default budget of the chunk read cache. */
   public static final long DEFAULT_READ_CACHE_BYTES = 64L << 20;
@@ -154,7 +163,7 @@ public final class SeaweedObjectStore implements ObjectStore {
         retryFor,
         DEFAULT_READ_CACHE_BYTES,
         DEFAULT_MAX_APPENDS_PER_OBJECT,
-        true,
+        DEFAULT_FSYNC,
         allocator);
   }
 

@@ -124,10 +124,11 @@ public final class BrokerSettings {
           new Setting(
               SEAWEED_FSYNC,
               "true|false",
-              "true",
-              "Whether volume servers fsync each chunk before Kelp acknowledges it; false keeps"
-                  + " acknowledged data safe from process crashes but not from power loss,"
-                  + " as Kafka without flush settings."),
+              Boolean.toString(SeaweedObjectStore.DEFAULT_FSYNC),
+              "Whether volume servers fsync each chunk before Kelp acknowledges it. Without it an"
+                  + " acknowledged chunk survives a crash of any process, as Kafka's log does"
+                  + " without flush settings; against power loss use replication, or fsync with a"
+                  + " filer store that syncs its own writes (the default leveldb store does not)."),
           new Setting(NAMESPACE, "NAME", "kafka", "Store namespace that holds the Kafka topics."),
           new Setting(
               SOCKET_REQUEST_MAX_BYTES,

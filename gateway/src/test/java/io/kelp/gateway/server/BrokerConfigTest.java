@@ -24,7 +24,7 @@ class BrokerConfigTest {
     assertEquals(1, c.defaultPartitions());
     assertEquals(104857600, c.socketRequestMaxBytes());
     assertEquals("local", c.store());
-    assertTrue(c.seaweedFsync());
+    assertFalse(c.seaweedFsync(), "SeaweedFS's own default, and Kafka's (no flush settings)");
     assertEquals(32, c.seaweedMaxAppendsPerObject());
   }
 
@@ -76,6 +76,7 @@ class BrokerConfigTest {
     assertThrows(
         IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("seaweed.fsync", "maybe")));
     assertFalse(BrokerConfig.of(Map.of("seaweed.fsync", "False")).seaweedFsync());
+    assertTrue(BrokerConfig.of(Map.of("seaweed.fsync", "true")).seaweedFsync());
     IllegalArgumentException filer =
         assertThrows(
             IllegalArgumentException.class,
