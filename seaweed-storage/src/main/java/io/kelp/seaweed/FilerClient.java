@@ -265,8 +265,6 @@ final class FilerClient implements AutoCloseable {
     }
   }
 
-  /** One attempt of a transaction; the caller decides whether a retry is safe. */
-  /** Lets the next call try to connect at once, rather than after gRPC's reconnect backoff. */
   /**
    * After a failed call of a retry loop: waits {@code backoffMs} and returns the next wait, or
    * throws if the failure is not retriable or {@code deadline} (System.nanoTime()) would pass.
@@ -281,6 +279,7 @@ final class FilerClient implements AutoCloseable {
     return Math.min(1000, backoffMs * 2);
   }
 
+  /** Lets the next call try to connect at once, rather than after gRPC's reconnect backoff. */
   void resetConnectBackoff() {
     channel.resetConnectBackoff();
   }
@@ -312,6 +311,7 @@ final class FilerClient implements AutoCloseable {
     }
   }
 
+  /** One attempt of a transaction; the caller decides whether a retry is safe. */
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
     return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
         .objectTransaction(request);
