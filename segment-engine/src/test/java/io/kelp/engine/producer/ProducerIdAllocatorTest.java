@@ -35,11 +35,7 @@ class ProducerIdAllocatorTest {
   @Test
   void idsHandedOutUnderTheOldSingleFileSchemeNeverComeBack() throws Exception {
     try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
-      // An earlier version had reserved ids up to 2,499 and wrote the next free one.
-      store.put(
-          ProducerIdAllocator.LEGACY_PATH,
-          Unpooled.wrappedBuffer("2500".getBytes(StandardCharsets.US_ASCII)),
-          null);
+      writeOldFile(store, "2500"); // ids up to 2,499 were reserved, as an earlier version wrote
       assertEquals(3000, new ProducerIdAllocator(store).allocate());
     }
     try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
@@ -50,13 +46,17 @@ class ProducerIdAllocatorTest {
   @Test
   void aCorruptOldFileIsReportedNotIgnored() throws Exception {
     try (LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT)) {
-      store.put(
-          ProducerIdAllocator.LEGACY_PATH,
-          Unpooled.wrappedBuffer("12x".getBytes(StandardCharsets.US_ASCII)),
-          null);
+      writeOldFile(store, "12x");
       IOException e =
           assertThrows(IOException.class, () -> new ProducerIdAllocator(store).allocate());
       assertTrue(e.getMessage().contains("12x"), e.getMessage());
     }
+  }
+
+  private static void writeOldFile(LocalObjectStore store, String text) throws IOException {
+    store.put(
+        ProducerIdAllocator.LEGACY_PATH,
+        Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.US_ASCII)),
+        null);
   }
 }
