@@ -37,11 +37,6 @@ final class StoreReads {
   }
 
   /**
-   * Reads from the store the batch holding {@code offset} (or the first after it) and what follows
-   * in its segment; see {@link CachedRange#slice}. Retries when a concurrent retention or
-   * compaction removed the segment under it.
-   */
-  /**
    * How much to read from the store at once: ahead of the reader when the cache can keep it, else
    * just about what the reader asked for, so nothing is read twice.
    */
@@ -50,6 +45,11 @@ final class StoreReads {
     return Math.max(atLeast, maxBytes);
   }
 
+  /**
+   * Reads from the store the batch holding {@code offset} (or the first after it) and what follows
+   * in its segment; see {@link CachedRange#slice}. Retries when a concurrent retention or
+   * compaction removed the segment under it.
+   */
   ReadPiece read(long offset, long limit, int maxBytes, boolean minOneBatch) throws IOException {
     for (int attempt = 1; ; attempt++) {
       Segment segment = segmentFor(offset);
