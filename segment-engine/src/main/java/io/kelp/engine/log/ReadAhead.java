@@ -1,13 +1,14 @@
 package io.kelp.engine.log;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +17,11 @@ import org.slf4j.LoggerFactory;
  * Reads a partition's store blocks into its cache before a sequential reader asks for them, so that
  * its next fetch is served from memory while it is still busy with the last one. After each read
  * that returned data, if the cache does not hold the next two blocks the reader will want, one
- * block is read on an engine io thread; at most one read-ahead per partition is in flight, and all
- * partitions together keep at most a quarter of the tail-cache budget read ahead but not yet read.
+ * block is read on an engine io thread. A block does not go past the end of its segment, so where
+ * segments are small (on SeaweedFS a segment takes a bounded number of appends, about 1 MB under
+ * acks=all load) a second read-ahead may start at the next segment while the first still reads; at
+ * most {@value #MAX_IN_FLIGHT} are in flight per partition, and all partitions together keep at
+ * most a quarter of the tail-cache budget read ahead but not yet read.
  */
 final class ReadAhead {
   private static final Logger log = LoggerFactory.getLogger(ReadAhead.class);
@@ -30,25 +34,33 @@ final class ReadAhead {
   private final TailCacheBudget budget;
   private final Executor io;
   private final BooleanSupplier open;
-  private final AtomicBoolean running = new AtomicBoolean();
+
+  /** Read-aheads of one partition in flight at once. */
+  static final int MAX_IN_FLIGHT = 2;
 
   /** How long a reader waits for a read-ahead of its block before reading the store itself. */
   static final long WAIT_MS = 1_000;
 
-  /** The read-ahead in flight: where it starts, its size, whether it is reading, when it ends. */
+  /**
+   * A read-ahead in flight: where it starts, its size, the offset it reads to if known in advance
+   * (else -1), whether it is reading, when it ends.
+   */
   private static final class InFlight {
     final long from;
     final int block;
+    final long end;
     final CompletableFuture<Void> done = new CompletableFuture<>();
     volatile boolean started;
 
-    InFlight(long from, int block) {
+    InFlight(long from, int block, long end) {
       this.from = from;
       this.block = block;
+      this.end = end;
     }
   }
 
-  private volatile InFlight current;
+  /** The read-aheads in flight, in offset order; guarded by itself. */
+  private final List<InFlight> inFlight = new ArrayList<>(MAX_IN_FLIGHT);
 
   ReadAhead(
       StoreReads store, LogCache cache, TailCacheBudget budget, Executor io, BooleanSupplier open) {
@@ -64,7 +76,7 @@ final class ReadAhead {
    * the visible data ends and {@code maxBytes} what the reader asked for.
    */
   void after(long next, long limit, int maxBytes) {
-    if (next >= limit || running.get() || !budget.enabled()) {
+    if (next >= limit || !budget.enabled()) {
       return;
     }
     // Twice what the reader asks for: a reader takes a whole cached block and the start of the
@@ -75,11 +87,27 @@ final class ReadAhead {
     if (from < 0 || from >= limit || !budget.roomToReadAhead(block)) {
       return;
     }
-    if (!running.compareAndSet(false, true)) {
-      return;
+    InFlight f;
+    synchronized (inFlight) {
+      if (inFlight.size() >= MAX_IN_FLIGHT) {
+        return;
+      }
+      if (!inFlight.isEmpty()) {
+        // Start after the last one in flight, if it is known where that one ends.
+        InFlight last = inFlight.get(inFlight.size() - 1);
+        if (from >= last.from) {
+          if (last.end < 0) {
+            return;
+          }
+          from = Math.max(from, last.end);
+          if (from >= limit || cache.firstUncached(from, 1) != from) {
+            return;
+          }
+        }
+      }
+      f = new InFlight(from, block, store.fillEnd(from, block));
+      inFlight.add(f);
     }
-    InFlight f = new InFlight(from, block);
-    current = f;
     try {
       io.execute(() -> run(f));
     } catch (RejectedExecutionException e) {
@@ -95,8 +123,15 @@ final class ReadAhead {
    * other io work is not waited for.
    */
   boolean awaitBlockOf(long offset) {
-    InFlight f = current;
-    if (f == null || !f.started || offset < f.from) {
+    InFlight f = null;
+    synchronized (inFlight) {
+      for (InFlight candidate : inFlight) {
+        if (candidate.from <= offset && (candidate.end < 0 || offset < candidate.end)) {
+          f = candidate;
+        }
+      }
+    }
+    if (f == null || !f.started) {
       return false;
     }
     try {
@@ -110,8 +145,9 @@ final class ReadAhead {
   }
 
   private void done(InFlight f) {
-    current = null;
-    running.set(false);
+    synchronized (inFlight) {
+      inFlight.remove(f);
+    }
     f.done.complete(null);
   }
 

@@ -130,6 +130,20 @@ final class StoreReads {
     }
   }
 
+  /**
+   * Where a {@link #fill} from {@code offset} of {@code blockSize} bytes will have read to: the end
+   * of the segment holding the offset when the block reaches it (a sealed segment's, which cannot
+   * grow), else -1, as the batch it stops at is known only once read.
+   */
+  long fillEnd(long offset, int blockSize) {
+    Segment segment = segmentFor(offset);
+    if (segment == null || !segment.isSealed()) {
+      return -1;
+    }
+    long position = segment.index().positionFor(Math.max(0, offset - segment.baseOffset()));
+    return segment.validLength() - position <= blockSize ? segment.nextOffset() : -1;
+  }
+
   /** A block read from a segment at {@code position}, and where its batches for a read lie. */
   private record Located(ByteBuf block, long position, Found found) {}
 

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A fault injector around a real store, for what a real disk cannot do on demand: crash at once
  * (every later call fails, as if the process had died), tear the next append (write only part of
  * it, then crash), fail appends for a while (optionally after writing part of them), hold appends
- * at a gate, or slow them down.
+ * at a gate, or slow them down; slow reads down, counting how many run at once.
  */
 final class FaultInjectingStore implements ObjectStore {
   private final ObjectStore inner;
@@ -30,6 +30,9 @@ final class FaultInjectingStore implements ObjectStore {
   private volatile long maxAppendsPerObject = Long.MAX_VALUE;
   final AtomicLong appends = new AtomicLong();
   final AtomicLong readBytes = new AtomicLong();
+  private volatile long readDelayMs;
+  private final AtomicInteger readsNow = new AtomicInteger();
+  final AtomicInteger mostReadsAtOnce = new AtomicInteger();
 
   FaultInjectingStore(ObjectStore inner) {
     this.inner = inner;
@@ -43,6 +46,11 @@ final class FaultInjectingStore implements ObjectStore {
   @Override
   public long maxAppendsPerObject() {
     return maxAppendsPerObject;
+  }
+
+  /** Every read from now on takes at least {@code ms} longer. */
+  void slowReads(long ms) {
+    readDelayMs = ms;
   }
 
   /** Every call from now on fails. */
@@ -158,9 +166,22 @@ final class FaultInjectingStore implements ObjectStore {
   @Override
   public ByteBuf read(String path, long position, int length) throws IOException {
     check();
-    ByteBuf data = inner.read(path, position, length);
-    readBytes.addAndGet(data.readableBytes());
-    return data;
+    mostReadsAtOnce.accumulateAndGet(readsNow.incrementAndGet(), Math::max);
+    try {
+      if (readDelayMs > 0) {
+        try {
+          Thread.sleep(readDelayMs);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted while slowing a read");
+        }
+      }
+      ByteBuf data = inner.read(path, position, length);
+      readBytes.addAndGet(data.readableBytes());
+      return data;
+    } finally {
+      readsNow.decrementAndGet();
+    }
   }
 
   @Override

@@ -342,6 +342,41 @@ class SegmentLogTest extends LogTestSupport {
   }
 
   @Test
+  void segmentsSmallerThanABlockAreReadAheadTwoAtATime() throws Exception {
+    LogConfig config = withSegmentBytes(LogConfig.defaults(), 256 << 10);
+    PartitionLog log = open(config);
+    for (int i = 0; i < 1500; i++) {
+      appendDurably(log, Batches.sized(700, 1000 + i));
+    }
+    log = restart(config);
+    store.slowReads(300);
+    // The first read is the reader's own and takes segment 0; the read-ahead it starts takes
+    // segment 1. The next read, served from memory, starts one for segment 2 meanwhile.
+    for (int i = 0; i < 2; i++) {
+      ReadResult r = log.read(i * 100, 16 << 10, Isolation.READ_UNCOMMITTED, true);
+      r.records().release();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.mostReadsAtOnce.get() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(2, store.mostReadsAtOnce.get(), "store reads at once");
+    store.slowReads(0);
+    long before = store.readBytes.get();
+    List<Batches.Rec> all = readAll(log, 0, 64 << 10);
+    assertEquals(1500, all.size());
+    for (int i = 0; i < all.size(); i++) {
+      assertEquals(i, all.get(i).offset());
+    }
+    assertTrue(
+        store.readBytes.get() - before < log.sizeInBytes(),
+        "read "
+            + (store.readBytes.get() - before)
+            + " more bytes, the log has "
+            + log.sizeInBytes());
+  }
+
+  @Test
   void readCachedServesMemoryOnlyAndNeverTheStore() throws Exception {
     PartitionLog log = open();
     for (int i = 0; i < 10; i++) {
