@@ -105,6 +105,11 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   private static final long ENTRY_CACHE_BYTES = 16L << 20;
 
+  /** Entries kept for reads ({@link ReadEntries}): about 1-2 KB each for a segment of 32 chunks. */
+  private static final int READ_ENTRIES_SIZE = 8192;
+
+  private static final long READ_ENTRIES_BYTES = 16L << 20;
+
   /** The directory whose storage rules the start-up check's chunk follows. */
   private static final String CHECK_DIRECTORY = "/kelp";
 
@@ -114,6 +119,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final Duration retryFor;
   private final ChunkReader chunkReader;
   private final EntryCache entries = new EntryCache(ENTRY_CACHE_SIZE, ENTRY_CACHE_BYTES);
+  private final ReadEntries readEntries = new ReadEntries(READ_ENTRIES_SIZE, READ_ENTRIES_BYTES);
   private final long maxAppendsPerObject;
   private final ChunkUploader uploader;
   private final InlineAppender inlineAppends;
@@ -293,6 +299,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       commit(path, transaction(path, fence, writer, put), fence);
     } finally {
       timings.commit(System.nanoTime() - start);
+      readEntries.replaced(path);
     }
   }
 
@@ -308,10 +315,12 @@ public final class SeaweedObjectStore implements ObjectStore {
   @Override
   public ByteBuf read(String path, long position, int length) throws IOException {
     String[] p = split(path);
-    Entry entry = entries.get(path).orElse(null);
+    Entry entry = entries.get(path).or(() -> readEntries.get(path)).orElse(null);
     if (entry == null || position + length > size(entry)) {
       // Unknown here, or the read goes past what we know: ask the filer.
+      long mark = readEntries.mark();
       entry = filer.lookup(p[0], p[1]).orElseThrow(() -> new NoSuchFileException(path));
+      readEntries.keep(path, entry, mark);
     }
     if (entry.getIsDirectory()) {
       throw new IOException("cannot read " + path + ": it is a directory");
@@ -352,6 +361,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     String dir = p == null ? "/" : FilerClient.join(p[0], p[1]);
     List<ObjectInfo> children = new ArrayList<>();
     List<Entry> entries;
+    long mark = readEntries.mark();
     try {
       entries = filer.list(dir);
     } catch (FilerClient.FilerException e) {
@@ -363,6 +373,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     for (Entry e : entries) {
       if (!e.getName().equals(EpochMarker.FILE)) {
         children.add(info(e));
+        readEntries.keep(FilerClient.join(dir, e.getName()), e, mark);
       }
     }
     children.sort(Comparator.comparing(ObjectInfo::name));
@@ -373,7 +384,11 @@ public final class SeaweedObjectStore implements ObjectStore {
   public void delete(String path) throws IOException {
     String[] p = split(path);
     entries.forgetTree(path);
-    filer.delete(p[0], p[1]);
+    try {
+      filer.delete(p[0], p[1]);
+    } finally {
+      readEntries.replaced(path);
+    }
   }
 
   @Override

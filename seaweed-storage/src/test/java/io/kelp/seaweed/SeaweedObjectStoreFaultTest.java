@@ -15,6 +15,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -219,6 +220,45 @@ class SeaweedObjectStoreFaultTest {
     } catch (ExecutionException e) {
       assertInstanceOf(FencedException.class, e.getCause());
       return false;
+    }
+  }
+
+  @Test
+  void entriesKeptForReadsNeverServeBytesThatChanged() throws Exception {
+    String path = "/kept/00000000000000000000.log";
+    Random random = new Random(5);
+    byte[] first = new byte[200 << 10];
+    byte[] second = new byte[100 << 10];
+    byte[] third = new byte[150 << 10];
+    random.nextBytes(first);
+    random.nextBytes(second);
+    random.nextBytes(third);
+    try (SeaweedObjectStore reader = store();
+        SeaweedObjectStore writer = store()) {
+      writer.append(path, Unpooled.wrappedBuffer(first), null);
+      assertEquals(1, reader.list("/kept").size()); // the reader keeps the listed entry
+      assertArrayEquals(first, readAll(reader, path, first.length));
+      // Another store appends: a read past what the reader knew looks the entry up again.
+      writer.append(path, Unpooled.wrappedBuffer(second), null);
+      byte[] both = new byte[first.length + second.length];
+      System.arraycopy(first, 0, both, 0, first.length);
+      System.arraycopy(second, 0, both, first.length, second.length);
+      assertArrayEquals(both, readAll(reader, path, both.length));
+      // The reader replaces the object whole: its reads see the new bytes, not the kept entry's.
+      reader.put(path, Unpooled.wrappedBuffer(third), null);
+      assertArrayEquals(third, readAll(reader, path, third.length));
+      reader.delete(path);
+      assertThrows(NoSuchFileException.class, () -> reader.read(path, 0, 10));
+    }
+  }
+
+  private static byte[] readAll(SeaweedObjectStore store, String path, int length)
+      throws IOException {
+    ByteBuf back = store.read(path, 0, length + 1);
+    try {
+      return ByteBufUtil.getBytes(back);
+    } finally {
+      back.release();
     }
   }
 
