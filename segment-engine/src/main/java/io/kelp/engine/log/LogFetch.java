@@ -26,25 +26,23 @@ final class LogFetch {
     if (w.refused != null) {
       return w.refused;
     }
-    long start = w.start;
-    long hw = w.hw;
-    long limit = w.limit;
     ByteBuf out;
     try {
-      out = l.reads.collect(offset, limit, maxBytes, minOneBatch);
+      out = l.reads.collect(offset, w.limit, maxBytes, minOneBatch);
     } catch (IOException | RuntimeException e) {
       if (e instanceof NoSuchFileException && offset < l.logStartOffset()) {
-        return ReadResult.error(ReadResult.Status.OFFSET_OUT_OF_RANGE, hw, hw, l.logStartOffset());
+        return ReadResult.error(
+            ReadResult.Status.OFFSET_OUT_OF_RANGE, w.hw, w.hw, l.logStartOffset());
       }
       log.warn("{}: read at offset {} failed: {}", l.topicPartition(), offset, e.toString());
-      return ReadResult.error(ReadResult.Status.STORE_ERROR, hw, hw, start);
+      return ReadResult.error(ReadResult.Status.STORE_ERROR, w.hw, w.hw, w.start);
     }
     return new ReadResult(
         ReadResult.Status.OK,
         out == null ? Unpooled.EMPTY_BUFFER : out,
-        hw,
+        w.hw,
         l.lastStableOffset(),
-        start,
+        w.start,
         List.of());
   }
 
@@ -55,14 +53,12 @@ final class LogFetch {
     if (w.refused != null) {
       return w.refused;
     }
-    long start = w.start;
-    long hw = w.hw;
-    long limit = w.limit;
-    ByteBuf out = l.reads.collectCached(offset, limit, maxBytes, minOneBatch);
+    ByteBuf out = l.reads.collectCached(offset, w.limit, maxBytes, minOneBatch);
     if (out == null) {
       return null;
     }
-    return new ReadResult(ReadResult.Status.OK, out, hw, l.lastStableOffset(), start, List.of());
+    return new ReadResult(
+        ReadResult.Status.OK, out, w.hw, l.lastStableOffset(), w.start, List.of());
   }
 
   /**
