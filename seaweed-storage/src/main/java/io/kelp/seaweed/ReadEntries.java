@@ -51,8 +51,4 @@ final class ReadEntries {
     replaced.incrementAndGet();
     entries.forgetTree(path);
   }
-
-  int size() {
-    return entries.size();
-  }
 }
