@@ -22,6 +22,12 @@ final class CachedRange {
   private final int size;
   final LogCache owner;
 
+  /**
+   * Whether the bytes were read from the store (a reader's miss or a read-ahead), rather than just
+   * written: such a range goes first once read through (see TailCacheBudget).
+   */
+  final boolean fromStore;
+
   /** Set once the range has left its cache, so its bytes are counted off the budget once only. */
   volatile boolean removed;
 
@@ -35,9 +41,10 @@ final class CachedRange {
   boolean unreadAhead;
 
   /** Takes ownership of {@code data}, which must hold only whole batches. */
-  CachedRange(ByteBuf data, LogCache owner) {
+  CachedRange(ByteBuf data, LogCache owner, boolean fromStore) {
     this.data = data;
     this.owner = owner;
+    this.fromStore = fromStore;
     int[] s = new int[8];
     long[] l = new long[8];
     int n = 0;

@@ -73,7 +73,7 @@ final class LogCache {
   boolean addReadAhead(ByteBuf data, long seenInvalidations) {
     CachedRange range;
     try {
-      range = new CachedRange(data, this);
+      range = new CachedRange(data, this, true);
     } catch (RuntimeException e) {
       data.release();
       throw e;
@@ -117,15 +117,32 @@ final class LogCache {
   }
 
   /**
-   * Adds whole batches (taking ownership of {@code data}) and takes a piece of them for a reader in
-   * the same step, so that eviction cannot come between. Bytes overlapping a cached range are not
-   * added (the caller trims them). Eviction runs after the lock is released.
+   * Adds whole batches just written (taking ownership of {@code data}) and takes a piece of them
+   * for a reader in the same step, so that eviction cannot come between. Bytes overlapping a cached
+   * range are not added (the caller trims them). Eviction runs after the lock is released.
    */
   ReadPiece addAndRead(
       ByteBuf data, long offset, long limit, int maxBytes, boolean minOneBatch, boolean keep) {
+    return add(data, false, offset, limit, maxBytes, minOneBatch, keep);
+  }
+
+  /** As {@link #addAndRead}, for whole batches a reader's miss read from the store. */
+  ReadPiece addStoreReadAndRead(
+      ByteBuf data, long offset, long limit, int maxBytes, boolean minOneBatch) {
+    return add(data, true, offset, limit, maxBytes, minOneBatch, true);
+  }
+
+  private ReadPiece add(
+      ByteBuf data,
+      boolean fromStore,
+      long offset,
+      long limit,
+      int maxBytes,
+      boolean minOneBatch,
+      boolean keep) {
     CachedRange range;
     try {
-      range = new CachedRange(data, this);
+      range = new CachedRange(data, this, fromStore);
     } catch (RuntimeException e) {
       data.release();
       throw e;
@@ -144,6 +161,9 @@ final class LogCache {
       ranges.put(range.firstOffset(), range);
     }
     budget.added(range);
+    if (!piece.isEmpty() && piece.nextOffset() >= range.nextOffset()) {
+      budget.readThrough(range); // its reader took it to the end already
+    }
     return piece;
   }
 

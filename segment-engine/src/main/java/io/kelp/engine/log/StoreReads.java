@@ -90,7 +90,7 @@ final class StoreReads {
         return next > offset ? ReadPiece.skipTo(next) : ReadPiece.NONE;
       }
       ByteBuf range = at.block.retainedSlice(found.start, found.end - found.start);
-      ReadPiece piece = cache.addAndRead(range, offset, limit, maxBytes, minOneBatch, true);
+      ReadPiece piece = cache.addStoreReadAndRead(range, offset, limit, maxBytes, minOneBatch);
       if (cache.enabled()) {
         // The rest of the block is cached: the next store read starts after it.
         lastRead = new LastRead(segment, found.nextOffset, at.position + found.end);

@@ -6,16 +6,27 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory all partitions' {@link LogCache}s may hold together (EngineConfig.tailCacheBytes):
- * once past it, ranges are evicted from whichever partition holds them, first those a reader has
- * read to their end (in the order that happened), then the oldest added. So a consumer catching up
- * from the start of a log drops what it has read, not the recent tail it is about to reach.
+ * once past it, ranges are evicted from whichever partition holds them: first ranges read from the
+ * store that a reader has read to their end, then written ranges a reader has read to their end
+ * (each in the order that happened), then the oldest added. So a consumer catching up from the
+ * start of a log drops what it has read, not the recent tail it is about to reach; and so does a
+ * second consumer that reads the log from its start after a first one read all of it, although the
+ * tail it is about to reach was read through before the blocks it reads from the store. Were those
+ * evicted in one order, each of its store reads would push out the next cached range it was about
+ * to reach, and it would read the whole log from the store.
  */
 final class TailCacheBudget {
   private final long maxBytes;
   private final AtomicLong used = new AtomicLong();
   private final ConcurrentLinkedQueue<CachedRange> order = new ConcurrentLinkedQueue<>();
 
-  /** Ranges a reader has read to the end, first to go; they are in {@code order} too. */
+  /**
+   * Ranges read from the store that a reader has read to the end, first to go; they are in {@code
+   * order} too.
+   */
+  private final ConcurrentLinkedQueue<CachedRange> storeReadThrough = new ConcurrentLinkedQueue<>();
+
+  /** Written ranges a reader has read to the end, next to go; they are in {@code order} too. */
   private final ConcurrentLinkedQueue<CachedRange> readThrough = new ConcurrentLinkedQueue<>();
 
   private final AtomicInteger dropped = new AtomicInteger();
@@ -57,7 +68,10 @@ final class TailCacheBudget {
     used.addAndGet(range.sizeInBytes());
     order.add(range);
     while (used.get() > maxBytes) {
-      CachedRange victim = readThrough.poll();
+      CachedRange victim = storeReadThrough.poll();
+      if (victim == null) {
+        victim = readThrough.poll();
+      }
       boolean early = victim != null;
       if (victim == null) {
         victim = order.poll();
@@ -80,7 +94,7 @@ final class TailCacheBudget {
   void readThrough(CachedRange range) {
     if (!range.readThrough) {
       range.readThrough = true;
-      readThrough.add(range);
+      (range.fromStore ? storeReadThrough : readThrough).add(range);
     }
   }
 
@@ -96,6 +110,7 @@ final class TailCacheBudget {
       dropped.set(0);
       order.removeIf(r -> r.removed);
       readThrough.removeIf(r -> r.removed);
+      storeReadThrough.removeIf(r -> r.removed);
     }
   }
 }

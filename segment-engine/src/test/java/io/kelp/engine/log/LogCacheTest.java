@@ -1,5 +1,6 @@
 package io.kelp.engine.log;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -42,5 +43,45 @@ class LogCacheTest {
     ReadPiece newest = cache.read(30, Long.MAX_VALUE, Integer.MAX_VALUE, false);
     assertNotNull(newest);
     release(newest);
+  }
+
+  /**
+   * Reads the log [0, 10 * ranges) from the start as a consumer would: from the cache, and on a
+   * miss from "the store" (a new range of the same offsets). Returns how many store reads it took.
+   */
+  private static int readAll(LogCache cache, int ranges) {
+    int storeReads = 0;
+    for (long offset = 0; offset < 10L * ranges; offset += 10) {
+      ReadPiece piece = cache.read(offset, Long.MAX_VALUE, Integer.MAX_VALUE, false);
+      if (piece == null) {
+        storeReads++;
+        piece =
+            cache.addStoreReadAndRead(
+                range(offset), offset, Long.MAX_VALUE, Integer.MAX_VALUE, false);
+      }
+      assertEquals(offset + 10, piece.nextOffset(), "read at " + offset);
+      release(piece);
+    }
+    return storeReads;
+  }
+
+  @Test
+  void aSecondScanFromTheStartKeepsTheTailItIsAboutToReach() {
+    int size = range(0).readableBytes();
+    TailCacheBudget budget = new TailCacheBudget(4L * size);
+    LogCache cache = new LogCache(budget);
+    // Six ranges written; the cache holds the last four.
+    for (long base = 0; base < 60; base += 10) {
+      release(cache.addAndRead(range(base), -1, Long.MAX_VALUE, Integer.MAX_VALUE, false, true));
+    }
+    // A first consumer reads the whole log: the first two ranges from the store, and the oldest
+    // cached range, pushed out by the first of them (nothing had been read through yet).
+    assertEquals(3, readAll(cache, 6));
+
+    // A second consumer does the same. Each store read may push out one range, but only ranges
+    // already read from the store, once there are any: the cached tail stays for it to reach.
+    int second = readAll(cache, 6);
+    assertEquals(3, second, "store reads of the second scan (6 means each evicted the next range)");
+    assertEquals(3, readAll(cache, 6), "store reads of a third scan");
   }
 }
