@@ -1,5 +1,6 @@
 package io.kelp.seaweed;
 
+import io.netty.buffer.ByteBuf;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,10 +10,13 @@ import java.util.Map;
  * chunk's file id names bytes that never change, so an entry never goes stale; the budget is all
  * that bounds it. A sequential reader whose reads start inside a chunk it read before finds the
  * chunk here instead of fetching it again.
+ *
+ * <p>Buffers: the cache holds one reference to each chunk it keeps and releases it when the chunk
+ * leaves; {@link #get} hands out a reference of the caller's own.
  */
 final class ChunkCache {
   private final long maxBytes;
-  private final LinkedHashMap<String, byte[]> chunks = new LinkedHashMap<>(256, 0.75f, true);
+  private final LinkedHashMap<String, ByteBuf> chunks = new LinkedHashMap<>(256, 0.75f, true);
   private long bytes;
 
   /**
@@ -27,24 +31,40 @@ final class ChunkCache {
     return size <= maxBytes / 4;
   }
 
-  synchronized byte[] get(String fileId) {
-    return chunks.get(fileId);
+  /** The chunk, as a buffer the caller releases, or null. */
+  synchronized ByteBuf get(String fileId) {
+    ByteBuf chunk = chunks.get(fileId);
+    return chunk == null ? null : chunk.retainedDuplicate();
   }
 
-  synchronized void put(String fileId, byte[] data) {
-    if (!admits(data.length)) {
+  /** Keeps {@code data} (taking a reference of its own, the caller keeps its one), if admitted. */
+  synchronized void put(String fileId, ByteBuf data) {
+    if (!admits(data.readableBytes())) {
       return;
     }
-    byte[] old = chunks.put(fileId, data);
-    bytes += data.length - (old == null ? 0 : old.length);
-    Iterator<Map.Entry<String, byte[]>> it = chunks.entrySet().iterator();
+    ByteBuf old = chunks.put(fileId, data.retainedDuplicate());
+    bytes += data.readableBytes();
+    if (old != null) {
+      bytes -= old.readableBytes();
+      old.release();
+    }
+    Iterator<Map.Entry<String, ByteBuf>> it = chunks.entrySet().iterator();
     while (bytes > maxBytes && it.hasNext()) {
-      bytes -= it.next().getValue().length;
+      ByteBuf evicted = it.next().getValue();
+      bytes -= evicted.readableBytes();
+      evicted.release();
       it.remove();
     }
   }
 
   synchronized long bytes() {
     return bytes;
+  }
+
+  /** Releases every chunk kept. */
+  synchronized void clear() {
+    chunks.values().forEach(ByteBuf::release);
+    chunks.clear();
+    bytes = 0;
   }
 }

@@ -52,32 +52,48 @@ final class ChunkReader {
       }
       pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
     }
-    List<CompletableFuture<byte[]>> fetches = new ArrayList<>(pieces.size());
+    List<CompletableFuture<ByteBuf>> fetches = new ArrayList<>(pieces.size());
     for (Piece piece : pieces) {
-      byte[] cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
+      ByteBuf cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
       fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
     }
-    for (int i = 0; i < pieces.size(); i++) {
-      Piece piece = pieces.get(i);
-      long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
-      int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
-      byte[] bytes;
-      try {
-        bytes = fetches.get(i).join();
-      } catch (CompletionException e) {
-        // The first volume server failed: fall back to the retrying read.
-        bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
+    int done = 0;
+    try {
+      for (; done < pieces.size(); done++) {
+        Piece piece = pieces.get(done);
+        long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
+        int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
+        ByteBuf bytes;
+        try {
+          bytes = fetches.get(done).join();
+        } catch (CompletionException e) {
+          // The first volume server failed: fall back to the retrying read.
+          bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
+        }
+        try {
+          if (piece.whole) {
+            chunkCache.put(piece.chunk.getFileId(), bytes);
+          }
+          int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
+          out.setBytes(
+              (int) (piece.from - position),
+              bytes,
+              bytes.readerIndex() + skip,
+              (int) (piece.to - piece.from));
+        } finally {
+          bytes.release();
+        }
       }
-      if (piece.whole) {
-        chunkCache.put(piece.chunk.getFileId(), bytes);
+    } finally {
+      // After a failure, the fetches not reached yet still hold buffers once they end.
+      for (int i = done + 1; i < fetches.size(); i++) {
+        fetches.get(i).thenAccept(ByteBuf::release);
       }
-      int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
-      out.setBytes((int) (piece.from - position), bytes, skip, (int) (piece.to - piece.from));
     }
   }
 
   /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */
-  private CompletableFuture<byte[]> fetch(Piece piece) {
+  private CompletableFuture<ByteBuf> fetch(Piece piece) {
     String fileId = piece.chunk.getFileId();
     List<String> urls;
     try {
@@ -95,7 +111,7 @@ final class ChunkReader {
         urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
   }
 
-  private byte[] readChunk(String path, FileChunk chunk, long offset, int length)
+  private ByteBuf readChunk(String path, FileChunk chunk, long offset, int length)
       throws IOException {
     String fileId = chunk.getFileId();
     String volumeId = fileId.substring(0, fileId.indexOf(','));
@@ -117,5 +133,10 @@ final class ChunkReader {
       FilerClient.sleep(backoffMs);
       backoffMs = Math.min(1000, backoffMs * 2);
     }
+  }
+
+  /** Releases the chunks kept for reads. */
+  void close() {
+    chunkCache.clear();
   }
 }

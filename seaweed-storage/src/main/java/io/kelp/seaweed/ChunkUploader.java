@@ -4,6 +4,7 @@ import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -126,9 +127,13 @@ final class ChunkUploader implements AutoCloseable {
     byte[] probe = "kelp".getBytes(StandardCharsets.US_ASCII);
     volumes.upload(id.url(), id.uploadId(), id.auth(), Unpooled.wrappedBuffer(probe));
     try {
-      byte[] back = volumes.read(id.url(), id.uploadId(), 0, probe.length);
-      if (!Arrays.equals(back, probe)) {
-        throw new IOException("volume server " + id.url() + " returned other bytes than stored");
+      ByteBuf back = volumes.read(id.url(), id.uploadId(), 0, probe.length);
+      try {
+        if (!Arrays.equals(ByteBufUtil.getBytes(back), probe)) {
+          throw new IOException("volume server " + id.url() + " returned other bytes than stored");
+        }
+      } finally {
+        back.release();
       }
     } finally {
       volumes.delete(id.url(), id.uploadId(), id.auth());

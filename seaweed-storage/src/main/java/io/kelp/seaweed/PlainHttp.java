@@ -1,6 +1,9 @@
 package io.kelp.seaweed;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -48,6 +51,25 @@ final class PlainHttp implements AutoCloseable {
     }
   }
 
+  /**
+   * A status code and (the first {@code maxBody} bytes of) the body, in a buffer the caller must
+   * release.
+   */
+  record BufferResponse(int status, ByteBuf body) {
+    /** The body as text, for error messages; releases it. */
+    String textAndRelease() {
+      try {
+        return body.toString(StandardCharsets.UTF_8);
+      } finally {
+        body.release();
+      }
+    }
+  }
+
+  /** Per thread, the array a body passes through on its way into a buffer. */
+  private static final ThreadLocal<byte[]> COPY_ARRAY =
+      ThreadLocal.withInitial(() -> new byte[64 << 10]);
+
   PlainHttp(int connectTimeoutMs, int readTimeoutMs) {
     this.connectTimeoutMs = connectTimeoutMs;
     this.readTimeoutMs = readTimeoutMs;
@@ -72,6 +94,38 @@ final class PlainHttp implements AutoCloseable {
       int maxBody,
       String... headers)
       throws IOException {
+    Answer answer = exchange(hostPort, method, pathAndQuery, body, maxBody, null, headers);
+    return new Response(answer.status, answer.body.bytes());
+  }
+
+  /**
+   * {@link #send} without a request body, keeping up to {@code maxBody} bytes of the answer's body
+   * in a buffer from {@code alloc}: a body of known length is read straight into it, so reading
+   * leaves no garbage array behind.
+   */
+  BufferResponse sendForBuffer(
+      ByteBufAllocator alloc,
+      String hostPort,
+      String method,
+      String pathAndQuery,
+      int maxBody,
+      String... headers)
+      throws IOException {
+    Answer answer = exchange(hostPort, method, pathAndQuery, null, maxBody, alloc, headers);
+    return new BufferResponse(answer.status, answer.body.buffer());
+  }
+
+  private record Answer(int status, Body body) {}
+
+  private Answer exchange(
+      String hostPort,
+      String method,
+      String pathAndQuery,
+      ByteBuf body,
+      int maxBody,
+      ByteBufAllocator alloc,
+      String... headers)
+      throws IOException {
     byte[] head = head(hostPort, method, pathAndQuery, body, headers);
     for (int attempt = 1; ; attempt++) {
       Connection c = attempt == 1 ? take(hostPort) : null;
@@ -86,9 +140,9 @@ final class PlainHttp implements AutoCloseable {
           body.getBytes(body.readerIndex(), c.out, body.readableBytes());
         }
         c.out.flush();
-        Response response = read(c, maxBody);
+        Answer answer = read(c, maxBody, alloc);
         keep = c.keepAlive;
-        return response;
+        return answer;
       } catch (IOException e) {
         // A kept-alive connection the server closed meanwhile fails at once: try a fresh one.
         if (!reused || attempt > 1 || e instanceof SocketTimeoutException) {
@@ -117,7 +171,7 @@ final class PlainHttp implements AutoCloseable {
     return b.toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  private Response read(Connection c, int maxBody) throws IOException {
+  private Answer read(Connection c, int maxBody, ByteBufAllocator alloc) throws IOException {
     InputStream in = c.in;
     String status = line(in);
     if (status == null) {
@@ -168,56 +222,91 @@ final class PlainHttp implements AutoCloseable {
         default -> {}
       }
     }
-    Body body = new Body(maxBody, length);
-    if (chunked) {
-      while (true) {
-        String size = line(in);
-        if (size == null) {
-          throw new EOFException("chunked answer ended early");
-        }
-        int semi = size.indexOf(';');
-        long n;
-        try {
-          n = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
-        } catch (NumberFormatException e) {
-          throw new IOException("bad chunk size: " + size);
-        }
-        if (n == 0) {
-          while (true) { // trailers
-            String t = line(in);
-            if (t == null || t.isEmpty()) {
-              break;
-            }
+    Body body = new Body(maxBody, length, code >= 200 && code < 300 ? alloc : null);
+    try {
+      if (chunked) {
+        while (true) {
+          String size = line(in);
+          if (size == null) {
+            throw new EOFException("chunked answer ended early");
           }
-          break;
+          int semi = size.indexOf(';');
+          long n;
+          try {
+            n = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+          } catch (NumberFormatException e) {
+            throw new IOException("bad chunk size: " + size);
+          }
+          if (n == 0) {
+            while (true) { // trailers
+              String t = line(in);
+              if (t == null || t.isEmpty()) {
+                break;
+              }
+            }
+            break;
+          }
+          body.copy(in, n);
+          line(in); // the CRLF after the chunk
         }
-        body.copy(in, n);
-        line(in); // the CRLF after the chunk
+      } else if (length >= 0) {
+        body.copy(in, length);
+      } else if (code != 204 && code != 304 && code >= 200) {
+        body.copy(in, Long.MAX_VALUE); // to the end of the connection
+        keepAlive = false;
       }
-    } else if (length >= 0) {
-      body.copy(in, length);
-    } else if (code != 204 && code != 304 && code >= 200) {
-      body.copy(in, Long.MAX_VALUE); // to the end of the connection
-      keepAlive = false;
+    } catch (IOException | RuntimeException e) {
+      body.release();
+      throw e;
     }
     c.keepAlive = keepAlive;
-    return new Response(code, body.bytes());
+    return new Answer(code, body);
   }
 
   /** Collects up to {@code max} bytes, reading (and dropping) the rest. */
   private static final class Body {
     private final int max;
+    private final ByteBufAllocator alloc;
     private final ByteArrayOutputStream kept;
     private final byte[] buffer = new byte[8192];
     private byte[] whole;
+    private ByteBuf direct;
 
-    /** {@code expected} is the Content-Length, or -1: a known length is kept in one array. */
-    Body(int max, long expected) {
+    /**
+     * {@code expected} is the Content-Length, or -1: a known length is kept in one array, or with
+     * {@code alloc} in one buffer from it.
+     */
+    Body(int max, long expected, ByteBufAllocator alloc) {
       this.max = max;
+      this.alloc = alloc;
       this.kept = new ByteArrayOutputStream(expected > max ? max : 32);
     }
 
     void copy(InputStream in, long n) throws IOException {
+      if (alloc != null && direct == null && kept.size() == 0 && whole == null && n <= max) {
+        ByteBuf into = alloc.directBuffer((int) n);
+        try {
+          byte[] pass = COPY_ARRAY.get();
+          for (long left = n; left > 0; ) {
+            int r = in.read(pass, 0, (int) Math.min(pass.length, left));
+            if (r < 0) {
+              throw new EOFException("answer body ended " + left + " bytes early");
+            }
+            into.writeBytes(pass, 0, r);
+            left -= r;
+          }
+        } catch (IOException | RuntimeException e) {
+          into.release();
+          throw e;
+        }
+        direct = into;
+        return;
+      }
+      if (direct != null) {
+        kept.write(ByteBufUtil.getBytes(direct), 0, direct.readableBytes());
+        direct.release();
+        direct = null;
+      }
       if (kept.size() == 0 && whole == null && n <= max && n < Integer.MAX_VALUE) {
         byte[] all = in.readNBytes((int) n);
         if (all.length < n) {
@@ -249,6 +338,19 @@ final class PlainHttp implements AutoCloseable {
 
     byte[] bytes() {
       return whole != null ? whole : kept.toByteArray();
+    }
+
+    /** Drops a buffer the body was read into, after a failure. */
+    void release() {
+      if (direct != null) {
+        direct.release();
+        direct = null;
+      }
+    }
+
+    /** The body in a buffer the caller releases. */
+    ByteBuf buffer() {
+      return direct != null ? direct : Unpooled.wrappedBuffer(bytes());
     }
   }
 

@@ -147,7 +147,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       boolean fsync,
       ByteBufAllocator allocator) {
     this.filer = new FilerClient(filerAddress, retryFor);
-    this.volumes = new VolumeClient(fsync);
+    this.volumes = new VolumeClient(fsync, allocator);
     this.retryFor = retryFor;
     this.uploader = new ChunkUploader(filer, volumes, collection, replication, retryFor);
     this.inlineAppends = new InlineAppender(filer, entries, retryFor);
@@ -483,6 +483,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public void close() {
+    chunkReader.close();
     volumes.close();
     uploader.close();
     filer.close();

@@ -1,6 +1,7 @@
 package io.kelp.seaweed;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -28,9 +29,13 @@ final class VolumeClient implements AutoCloseable {
   /**
    * @param fsync whether uploads ask the volume server to fsync before answering
    */
-  VolumeClient(boolean fsync) {
+  VolumeClient(boolean fsync, ByteBufAllocator alloc) {
     this.uploadQuery = fsync ? "?fsync=true" : "";
+    this.alloc = alloc;
   }
+
+  /** Where chunks read land: pooled buffers, so reading leaves no garbage behind. */
+  private final ByteBufAllocator alloc;
 
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final String[] CONTENT_TYPE = {"Content-Type", "application/octet-stream"};
@@ -106,20 +111,23 @@ final class VolumeClient implements AutoCloseable {
     }
   }
 
-  /** Reads {@code length} bytes of chunk {@code fileId} from {@code offset} within the chunk. */
-  byte[] read(String volumeUrl, String fileId, long offset, int length) throws IOException {
+  /**
+   * Reads {@code length} bytes of chunk {@code fileId} from {@code offset} within the chunk, into a
+   * buffer the caller releases.
+   */
+  ByteBuf read(String volumeUrl, String fileId, long offset, int length) throws IOException {
     // A server that ignores Range sends the chunk from its start: keep up to the range's end.
     int keep = (int) Math.min(Integer.MAX_VALUE - 16, offset + length);
-    PlainHttp.Response response =
-        reads.send(
+    PlainHttp.BufferResponse response =
+        reads.sendForBuffer(
+            alloc,
             volumeUrl,
             "GET",
             "/" + fileId,
-            null,
             keep,
             "Range",
             "bytes=" + offset + "-" + (offset + length - 1));
-    return body(response.status(), response.body(), volumeUrl, fileId, offset, length);
+    return body(response, volumeUrl, fileId, offset, length);
   }
 
   /**
@@ -127,7 +135,7 @@ final class VolumeClient implements AutoCloseable {
    * parallel; the future fails with an {@link IOException} (wrapped) as {@link #read} would throw
    * it.
    */
-  CompletableFuture<byte[]> readAsync(String volumeUrl, String fileId, long offset, int length) {
+  CompletableFuture<ByteBuf> readAsync(String volumeUrl, String fileId, long offset, int length) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
@@ -139,19 +147,24 @@ final class VolumeClient implements AutoCloseable {
         readers);
   }
 
-  private static byte[] body(
-      int status, byte[] body, String volumeUrl, String fileId, long offset, int length)
+  /** The asked part of an answer's body; releases the rest, or all of it on an error. */
+  private static ByteBuf body(
+      PlainHttp.BufferResponse response, String volumeUrl, String fileId, long offset, int length)
       throws IOException {
-    if (status == 200 && body.length >= offset + length) {
+    ByteBuf body = response.body();
+    int status = response.status();
+    if (status == 200 && body.readableBytes() >= offset + length) {
       // A server that ignores Range sends the whole chunk.
-      if (offset == 0 && body.length == length) {
+      if (offset == 0 && body.readableBytes() == length) {
         return body;
       }
-      byte[] part = new byte[length];
-      System.arraycopy(body, (int) offset, part, 0, length);
+      ByteBuf part = body.retainedSlice(body.readerIndex() + (int) offset, length);
+      body.release();
       return part;
     }
-    if (status != 206 || body.length != length) {
+    if (status != 206 || body.readableBytes() != length) {
+      int got = body.readableBytes();
+      body.release();
       throw new IOException(
           "read of chunk "
               + fileId
@@ -164,7 +177,7 @@ final class VolumeClient implements AutoCloseable {
               + " failed: HTTP "
               + status
               + ", "
-              + body.length
+              + got
               + " bytes");
     }
     return body;

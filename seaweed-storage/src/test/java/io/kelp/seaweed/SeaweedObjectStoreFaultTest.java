@@ -359,7 +359,9 @@ class SeaweedObjectStoreFaultTest {
       IOException gone =
           assertThrows(
               IOException.class,
-              () -> new VolumeClient(true).read(chunk.url(), chunk.uploadId(), 0, 4));
+              () ->
+                  new VolumeClient(true, PooledByteBufAllocator.DEFAULT)
+                      .read(chunk.url(), chunk.uploadId(), 0, 4));
       assertTrue(gone.getMessage().contains("HTTP 404"), gone.getMessage());
       assertEquals(weed.volumeAddress(), store.checkVolumes());
       weed.stop();
