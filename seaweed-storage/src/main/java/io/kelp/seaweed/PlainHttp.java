@@ -55,16 +55,7 @@ final class PlainHttp implements AutoCloseable {
    * A status code and (the first {@code maxBody} bytes of) the body, in a buffer the caller must
    * release.
    */
-  record BufferResponse(int status, ByteBuf body) {
-    /** The body as text, for error messages; releases it. */
-    String textAndRelease() {
-      try {
-        return body.toString(StandardCharsets.UTF_8);
-      } finally {
-        body.release();
-      }
-    }
-  }
+  record BufferResponse(int status, ByteBuf body) {}
 
   /** Per thread, the array a body passes through on its way into a buffer. */
   private static final ThreadLocal<byte[]> COPY_ARRAY =
