@@ -53,8 +53,11 @@ final class ChunkReader {
       pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
     }
     List<CompletableFuture<ByteBuf>> fetches = new ArrayList<>(pieces.size());
-    for (Piece piece : pieces) {
+    boolean[] fromCache = new boolean[pieces.size()];
+    for (int i = 0; i < pieces.size(); i++) {
+      Piece piece = pieces.get(i);
       ByteBuf cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
+      fromCache[i] = cached != null;
       fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
     }
     int done = 0;
@@ -71,7 +74,7 @@ final class ChunkReader {
           bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
         }
         try {
-          if (piece.whole) {
+          if (piece.whole && !fromCache[done]) {
             chunkCache.put(piece.chunk.getFileId(), bytes);
           }
           int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
