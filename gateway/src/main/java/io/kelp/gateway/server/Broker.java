@@ -141,11 +141,12 @@ public final class Broker implements AutoCloseable {
       }
       broker.serving = true;
       LOG.info(
-          "Kelp {} ready on {} (store {}, broker {})",
+          "Kelp {} ready on {} (store {}, broker {}, tail cache {} MiB)",
           Kelp.version(),
           bound,
           store.describe(),
-          config.brokerId());
+          config.brokerId(),
+          config.tailCacheBytes() >> 20);
       return broker;
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (server != null) {

@@ -4,6 +4,7 @@ import io.kelp.engine.log.EngineConfig;
 import io.kelp.gateway.coordinator.GroupConfig;
 import io.kelp.gateway.server.BrokerSettings.Setting;
 import io.kelp.seaweed.FilerAddress;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,6 +47,11 @@ public final class BrokerConfig {
   public static final String FLUSH_MAX_BYTES = "flush.max.bytes";
   public static final String MEMORY_MAX_BYTES = "memory.max.bytes";
   public static final String TAIL_CACHE_BYTES = "tail.cache.bytes";
+
+  /** The value of {@link #TAIL_CACHE_BYTES} that sizes the cache by the JVM's memory. */
+  public static final String AUTO = "auto";
+
+  static final long LOCAL_TAIL_CACHE_BYTES = 256L << 20;
   public static final String IO_THREADS = "io.threads";
   public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
   public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
@@ -246,7 +252,7 @@ public final class BrokerConfig {
             + why);
   }
 
-  private String string(String key) {
+  String string(String key) {
     return values.get(key);
   }
 
@@ -381,12 +387,39 @@ public final class BrokerConfig {
     return intValue(MAX_UNCOMPRESSED_BATCH_BYTES);
   }
 
+  /**
+   * The value {@code tail.cache.bytes} names, {@code auto} worked out ({@link
+   * #autoTailCacheBytes}).
+   */
+  public long tailCacheBytes() {
+    if (string(TAIL_CACHE_BYTES).trim().equalsIgnoreCase(AUTO)) {
+      return autoTailCacheBytes(store(), PlatformDependent.maxDirectMemory());
+    }
+    try {
+      return Long.parseLong(string(TAIL_CACHE_BYTES).trim());
+    } catch (NumberFormatException e) {
+      throw bad(TAIL_CACHE_BYTES, "neither a whole number nor " + AUTO);
+    }
+  }
+
+  /**
+   * What {@code tail.cache.bytes=auto} means: on SeaweedFS, a quarter of the JVM's direct memory
+   * limit (itself the heap limit unless -XX:MaxDirectMemorySize says otherwise). The tail cache is
+   * then what the page cache is to Kafka: consumers reading recent data get it from memory rather
+   * than from the volume servers. On the local store the operating system's page cache already
+   * serves reads of segment files, so the cache keeps at most 256 MiB.
+   */
+  static long autoTailCacheBytes(String store, long maxDirectMemory) {
+    long quarter = Math.max(0, maxDirectMemory) / 4;
+    return store.equals("seaweedfs") ? quarter : Math.min(LOCAL_TAIL_CACHE_BYTES, quarter);
+  }
+
   public EngineConfig engineConfig() {
     return new EngineConfig(
         longValue(FLUSH_MAX_DELAY_MS),
         longValue(FLUSH_MAX_BYTES),
         longValue(MEMORY_MAX_BYTES),
-        longValue(TAIL_CACHE_BYTES),
+        tailCacheBytes(),
         intValue(IO_THREADS),
         longValue(RETENTION_CHECK_INTERVAL_MS),
         longValue(PRODUCER_ID_EXPIRATION_MS),

@@ -175,8 +175,10 @@ public final class BrokerSettings {
           new Setting(
               TAIL_CACHE_BYTES,
               "BYTES",
-              Long.toString(ENGINE.tailCacheBytes()),
-              "Recently written bytes kept in memory for consumers."),
+              BrokerConfig.AUTO,
+              "Recently written bytes kept in memory for consumers. auto: a quarter of the"
+                  + " JVM's direct memory limit on SeaweedFS, at most 256 MiB of it on the local"
+                  + " store (whose files the OS page cache serves)."),
           new Setting(
               IO_THREADS,
               "N",

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeCommandTest {
   private static final Pattern READY =
       Pattern.compile(
-          "Kelp (\\S+) ready on 127\\.0\\.0\\.1:(\\d+) \\(store local:(.+), broker (\\d+)\\)");
+          "Kelp (\\S+) ready on 127\\.0\\.0\\.1:(\\d+) \\(store local:(.+), broker (\\d+), tail"
+              + " cache (\\d+) MiB\\)");
 
   @TempDir Path dir;
   private final List<Process> started = new ArrayList<>();
@@ -145,6 +146,8 @@ class ServeCommandTest {
             "--broker-id",
             "3");
     assertEquals("3", s.ready().group(4), "flag beats env beats file");
+    long tailMiB = Long.parseLong(s.ready().group(5));
+    assertTrue(tailMiB > 0 && tailMiB <= 256, "auto on the local store: at most 256 MiB");
     assertEquals(data.toAbsolutePath().normalize().toString(), s.ready().group(3));
     String bootstrap = "127.0.0.1:" + s.ready().group(2);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.util.internal.PlatformDependent;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,37 @@ class BrokerConfigTest {
     assertEquals("local", c.store());
     assertFalse(c.seaweedFsync(), "SeaweedFS's own default, and Kafka's (no flush settings)");
     assertEquals(32, c.seaweedMaxAppendsPerObject());
+  }
+
+  @Test
+  void theTailCacheIsSizedByTheJvmsMemoryUnlessSet() {
+    long gib = 1L << 30;
+    assertEquals(2 * gib, BrokerConfig.autoTailCacheBytes("seaweedfs", 8 * gib));
+    assertEquals(128L << 20, BrokerConfig.autoTailCacheBytes("seaweedfs", 512L << 20));
+    assertEquals(256L << 20, BrokerConfig.autoTailCacheBytes("local", 8 * gib), "page cache");
+    assertEquals(128L << 20, BrokerConfig.autoTailCacheBytes("local", 512L << 20));
+
+    BrokerConfig byDefault = BrokerConfig.of(Map.of());
+    assertEquals("auto", byDefault.string("tail.cache.bytes"));
+    assertEquals(
+        BrokerConfig.autoTailCacheBytes("local", PlatformDependent.maxDirectMemory()),
+        byDefault.engineConfig().tailCacheBytes());
+    BrokerConfig onSeaweed =
+        BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888"));
+    assertEquals(
+        PlatformDependent.maxDirectMemory() / 4, onSeaweed.engineConfig().tailCacheBytes());
+
+    assertEquals(
+        1000, BrokerConfig.of(Map.of("tail.cache.bytes", "1000")).engineConfig().tailCacheBytes());
+    assertEquals(0, BrokerConfig.of(Map.of("tail.cache.bytes", "0")).tailCacheBytes());
+    IllegalArgumentException bad =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BrokerConfig.of(Map.of("tail.cache.bytes", "lots")));
+    assertTrue(bad.getMessage().contains("tail.cache.bytes"), bad.getMessage());
+    assertTrue(bad.getMessage().contains("auto"), bad.getMessage());
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("tail.cache.bytes", "-1")));
   }
 
   @Test
