@@ -403,15 +403,22 @@ public final class BrokerConfig {
   }
 
   /**
-   * What {@code tail.cache.bytes=auto} means: on SeaweedFS, a quarter of the JVM's direct memory
-   * limit (itself the heap limit unless -XX:MaxDirectMemorySize says otherwise). The tail cache is
-   * then what the page cache is to Kafka: consumers reading recent data get it from memory rather
-   * than from the volume servers. On the local store the operating system's page cache already
-   * serves reads of segment files, so the cache keeps at most 256 MiB.
+   * What {@code tail.cache.bytes=auto} means. On SeaweedFS, an eighth of the JVM's direct memory
+   * limit (itself the heap limit unless -XX:MaxDirectMemorySize says otherwise), but at least 256
+   * MiB and never more than a quarter of that limit: the tail cache is then what the page cache is
+   * to Kafka, and consumers reading recent data get it from memory rather than from the volume
+   * servers. An eighth rather than more, because filling a larger cache costs the broker CPU as the
+   * buffer pool takes new memory from the system (measured in the README). On the local store the
+   * operating system's page cache already serves reads of segment files, so the cache keeps at most
+   * 256 MiB (and a quarter of the limit).
    */
   static long autoTailCacheBytes(String store, long maxDirectMemory) {
-    long quarter = Math.max(0, maxDirectMemory) / 4;
-    return store.equals("seaweedfs") ? quarter : Math.min(LOCAL_TAIL_CACHE_BYTES, quarter);
+    long limit = Math.max(0, maxDirectMemory);
+    long quarter = limit / 4;
+    if (store.equals("seaweedfs")) {
+      return Math.min(quarter, Math.max(LOCAL_TAIL_CACHE_BYTES, limit / 8));
+    }
+    return Math.min(LOCAL_TAIL_CACHE_BYTES, quarter);
   }
 
   public EngineConfig engineConfig() {

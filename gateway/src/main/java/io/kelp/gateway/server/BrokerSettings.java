@@ -176,9 +176,10 @@ public final class BrokerSettings {
               TAIL_CACHE_BYTES,
               "BYTES",
               BrokerConfig.AUTO,
-              "Recently written bytes kept in memory for consumers. auto: a quarter of the"
-                  + " JVM's direct memory limit on SeaweedFS, at most 256 MiB of it on the local"
-                  + " store (whose files the OS page cache serves)."),
+              "Recently written bytes kept in memory for consumers. auto: on SeaweedFS an"
+                  + " eighth of the JVM's direct memory limit, at least 256 MiB but at most a"
+                  + " quarter of the limit; on the local store (whose files the OS page cache"
+                  + " serves) 256 MiB, at most a quarter of the limit."),
           new Setting(
               IO_THREADS,
               "N",

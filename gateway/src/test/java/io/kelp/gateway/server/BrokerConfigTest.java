@@ -32,8 +32,9 @@ class BrokerConfigTest {
   @Test
   void theTailCacheIsSizedByTheJvmsMemoryUnlessSet() {
     long gib = 1L << 30;
-    assertEquals(2 * gib, BrokerConfig.autoTailCacheBytes("seaweedfs", 8 * gib));
-    assertEquals(128L << 20, BrokerConfig.autoTailCacheBytes("seaweedfs", 512L << 20));
+    assertEquals(768L << 20, BrokerConfig.autoTailCacheBytes("seaweedfs", 6 * gib));
+    assertEquals(256L << 20, BrokerConfig.autoTailCacheBytes("seaweedfs", gib), "at least 256 MiB");
+    assertEquals(128L << 20, BrokerConfig.autoTailCacheBytes("seaweedfs", 512L << 20), "a quarter");
     assertEquals(256L << 20, BrokerConfig.autoTailCacheBytes("local", 8 * gib), "page cache");
     assertEquals(128L << 20, BrokerConfig.autoTailCacheBytes("local", 512L << 20));
 
@@ -45,7 +46,8 @@ class BrokerConfigTest {
     BrokerConfig onSeaweed =
         BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888"));
     assertEquals(
-        PlatformDependent.maxDirectMemory() / 4, onSeaweed.engineConfig().tailCacheBytes());
+        BrokerConfig.autoTailCacheBytes("seaweedfs", PlatformDependent.maxDirectMemory()),
+        onSeaweed.engineConfig().tailCacheBytes());
 
     assertEquals(
         1000, BrokerConfig.of(Map.of("tail.cache.bytes", "1000")).engineConfig().tailCacheBytes());
