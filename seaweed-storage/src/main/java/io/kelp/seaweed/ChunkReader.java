@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads the chunks of an object from the volume servers for {@link SeaweedObjectStore#read}: the
@@ -16,6 +18,7 @@ import java.util.concurrent.CompletionException;
  * retried, on every server that holds the chunk, for up to {@code retryFor}.
  */
 final class ChunkReader {
+  private static final Logger log = LoggerFactory.getLogger(ChunkReader.class);
   private final FilerClient filer;
   private final VolumeClient volumes;
   private final ChunkCache chunkCache;
@@ -32,12 +35,16 @@ final class ChunkReader {
   private record Piece(FileChunk chunk, long from, long to, boolean whole) {}
 
   /**
-   * Fills {@code out} (the object's bytes from {@code position}) from the chunks: cached chunks
-   * from memory, the others fetched from their volume servers all at once. A chunk small enough for
-   * the cache is fetched whole and kept, so the next read that starts inside it is served from
-   * memory.
+   * Fills {@code out} (the object's bytes from {@code position}) from the chunks, and returns how
+   * many bytes it filled: all of {@code out}'s, unless the read reaches {@code pending}, the chunk
+   * whose upload ran alongside the transaction that listed it (see {@link SeaweedObjectStore}), and
+   * its volume server has no such chunk. That upload never ended, its append never returned, and
+   * the object is read as ending where that chunk starts. Cached chunks come from memory, the
+   * others are fetched from their volume servers all at once; a chunk small enough for the cache is
+   * fetched whole and kept, so the next read that starts inside it is served from memory.
    */
-  void fill(String path, List<FileChunk> chunks, long position, ByteBuf out) throws IOException {
+  int fill(String path, List<FileChunk> chunks, long position, ByteBuf out, String pending)
+      throws IOException {
     long end = position + out.writerIndex();
     List<Piece> pieces = new ArrayList<>();
     for (FileChunk c : chunks) {
@@ -67,11 +74,22 @@ final class ChunkReader {
         long chunkStart = piece.whole ? 0 : piece.from - piece.chunk.getOffset();
         int chunkLength = (int) (piece.whole ? piece.chunk.getSize() : piece.to - piece.from);
         ByteBuf bytes;
+        boolean isPending = piece.chunk.getFileId().equals(pending);
         try {
           bytes = fetches.get(done).join();
         } catch (CompletionException e) {
           // The first volume server failed: fall back to the retrying read.
-          bytes = readChunk(path, piece.chunk, chunkStart, chunkLength);
+          try {
+            bytes = readChunk(path, piece.chunk, chunkStart, chunkLength, isPending);
+          } catch (VolumeClient.ChunkNotFoundException missing) {
+            log.warn(
+                "{}: its last chunk {} was never stored (the append that listed it did not end);"
+                    + " reading the object as ending at byte {}",
+                path,
+                pending,
+                piece.chunk.getOffset());
+            return (int) (piece.from - position);
+          }
         }
         try {
           if (piece.whole && !fromCache[done]) {
@@ -87,6 +105,7 @@ final class ChunkReader {
           bytes.release();
         }
       }
+      return out.writerIndex();
     } finally {
       // After a failure, the fetches not reached yet still hold buffers once they end.
       for (int i = done + 1; i < fetches.size(); i++) {
@@ -114,7 +133,11 @@ final class ChunkReader {
         urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
   }
 
-  private ByteBuf readChunk(String path, FileChunk chunk, long offset, int length)
+  /**
+   * Reads part of a chunk, retrying on every server that holds it for up to {@code retryFor}; a
+   * {@code pending} chunk that a volume server says it does not have is not retried.
+   */
+  private ByteBuf readChunk(String path, FileChunk chunk, long offset, int length, boolean pending)
       throws IOException {
     String fileId = chunk.getFileId();
     String volumeId = fileId.substring(0, fileId.indexOf(','));
@@ -125,6 +148,11 @@ final class ChunkReader {
       for (String url : filer.volumeUrls(volumeId)) {
         try {
           return volumes.read(url, fileId, offset, length);
+        } catch (VolumeClient.ChunkNotFoundException e) {
+          if (pending) {
+            throw e;
+          }
+          last = e;
         } catch (IOException e) {
           last = e;
         }

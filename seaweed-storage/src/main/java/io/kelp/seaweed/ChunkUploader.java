@@ -71,6 +71,29 @@ final class ChunkUploader implements AutoCloseable {
             .build());
   }
 
+  /** A file id for a chunk of {@code path}, to upload to with {@link #uploadOnce}. */
+  FileIdPool.FileId reserve(String path) throws IOException {
+    return fileIds.take(SeaweedObjectStore.split(path)[0]);
+  }
+
+  /** One upload of {@code bytes} to {@code id}, without retries. */
+  void uploadOnce(FileIdPool.FileId id, ByteBuf bytes) throws IOException {
+    volumes.upload(id.url(), id.uploadId(), id.auth(), bytes);
+  }
+
+  /** The chunk {@code id} of {@code size} bytes at {@code offset}, as an entry lists it. */
+  static FileChunk chunk(FileIdPool.FileId id, long offset, int size) {
+    return FileChunk.newBuilder()
+        .setFileId(id.fileId())
+        .setOffset(offset)
+        .setSize(size)
+        .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
+        // No e_tag: as with SeaweedFS's own writers unless asked for one, which saves an MD5 of
+        // every byte (a fifth of the broker's CPU under produce load); record batches carry
+        // their own CRC.
+        .build();
+  }
+
   FileChunk uploadChunk(String path, ByteBuf bytes, long offset) throws IOException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
@@ -100,15 +123,7 @@ final class ChunkUploader implements AutoCloseable {
         backoffMs = Math.min(1000, backoffMs * 2);
         continue;
       }
-      return FileChunk.newBuilder()
-          .setFileId(assigned.fileId())
-          .setOffset(offset)
-          .setSize(bytes.readableBytes())
-          .setModifiedTsNs(System.currentTimeMillis() * 1_000_000)
-          // No e_tag: as with SeaweedFS's own writers unless asked for one, which saves an MD5 of
-          // every byte (a fifth of the broker's CPU under produce load); record batches carry
-          // their own CRC.
-          .build();
+      return chunk(assigned, offset, bytes.readableBytes());
     }
   }
 

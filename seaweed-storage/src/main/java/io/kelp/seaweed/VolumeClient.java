@@ -165,6 +165,10 @@ final class VolumeClient implements AutoCloseable {
     if (status != 206 || body.readableBytes() != length) {
       int got = body.readableBytes();
       body.release();
+      if (status == 404) {
+        throw new ChunkNotFoundException(
+            "chunk " + fileId + " is not on volume server " + volumeUrl + " (HTTP 404)");
+      }
       throw new IOException(
           "read of chunk "
               + fileId
@@ -181,6 +185,15 @@ final class VolumeClient implements AutoCloseable {
               + " bytes");
     }
     return body;
+  }
+
+  /** A volume server answered that it has no such chunk. */
+  static final class ChunkNotFoundException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ChunkNotFoundException(String message) {
+      super(message);
+    }
   }
 
   private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)

@@ -58,6 +58,19 @@ class SeaweedObjectStoreFaultTest {
 
   @Test
   void appendsRideOutAFilerRestartWithoutLossOrDuplicates() throws Exception {
+    appendsRideOutARestart(false);
+  }
+
+  /**
+   * Fenced appends (a partition's produce data) upload while their transaction runs: a restart
+   * fails either or both, and what the appends returned for must still be there, once each.
+   */
+  @Test
+  void fencedAppendsRideOutARestartWithoutLossOrDuplicates() throws Exception {
+    appendsRideOutARestart(true);
+  }
+
+  private void appendsRideOutARestart(boolean fenced) throws Exception {
     int writers = 4;
     int perWriter = 200;
     try (SeaweedObjectStore store = store()) {
@@ -65,12 +78,17 @@ class SeaweedObjectStoreFaultTest {
       try {
         List<Future<?>> futures = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
-          String path = "/topics/kafka/restart/v1/000" + w + "-2520/0.log";
+          String dir = "/topics/kafka/restart/v1/000" + w + "-2520";
+          String path = dir + "/0.log";
+          Fence fence = fenced ? new Fence(dir, 1) : null;
+          if (fenced) {
+            assertEquals(1, store.claim(dir, 1));
+          }
           futures.add(
               pool.submit(
                   () -> {
                     for (int i = 0; i < perWriter; i++) {
-                      store.append(path, record(i), null);
+                      store.append(path, record(i), fence);
                     }
                     return null;
                   }));

@@ -1,0 +1,129 @@
+package io.kelp.seaweed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kelp.engine.store.Fence;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fenced append uploads its chunk while the filer transaction that lists it runs: what happens
+ * when the volume server is gone and the filer is not, so the entry lists a chunk that was never
+ * stored.
+ */
+class SeaweedUploadFaultTest {
+  private static final String DIR = "/topics/kafka/uploads/v1/0000-2520";
+  private static final String LOG = DIR + "/0.log";
+  private static final Fence FENCE = new Fence(DIR, 1);
+
+  private WeedProcess weed;
+
+  @BeforeEach
+  void startWeed() throws Exception {
+    weed = WeedProcess.startWithSeparateVolumeServer();
+  }
+
+  @AfterEach
+  void stopWeed() throws Exception {
+    weed.close();
+  }
+
+  private SeaweedObjectStore store(Duration retryFor) {
+    return new SeaweedObjectStore(
+        weed.filerAddress(), "", "", retryFor, PooledByteBufAllocator.DEFAULT);
+  }
+
+  private static ByteBuf text(String s) {
+    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  private static String readAll(SeaweedObjectStore store) throws IOException {
+    ByteBuf back = store.read(LOG, 0, 1 << 20);
+    try {
+      return back.toString(StandardCharsets.US_ASCII);
+    } finally {
+      back.release();
+    }
+  }
+
+  @Test
+  void anAppendWhoseUploadFailsReturnsOnceItsBytesAreStoredAnew() throws Exception {
+    try (SeaweedObjectStore store = store(Duration.ofSeconds(60))) {
+      assertEquals(1, store.claim(DIR, 1));
+      store.append(LOG, text("first;"), FENCE);
+      weed.killVolume();
+      // The file id ready for the next append is on the dead volume server: its upload fails,
+      // while the filer lists the chunk.
+      CompletableFuture<Void> append =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  store.append(LOG, text("second;"), FENCE);
+                } catch (IOException e) {
+                  throw new RuntimeException(e);
+                }
+              });
+      Thread.sleep(1500);
+      assertTrue(!append.isDone(), "the append waits for its bytes to be stored");
+      weed.startVolume();
+      append.get(60, TimeUnit.SECONDS);
+      store.append(LOG, text("third;"), FENCE);
+      assertEquals("first;second;third;", readAll(store));
+    }
+    try (SeaweedObjectStore fresh = store(Duration.ofSeconds(60))) {
+      assertEquals("first;second;third;", readAll(fresh), "as another broker reads it");
+      assertEquals(19, fresh.stat(LOG).orElseThrow().size());
+    }
+  }
+
+  @Test
+  void anObjectWhoseLastChunkWasNeverStoredReadsAsEndingBeforeIt() throws Exception {
+    try (SeaweedObjectStore store = store(Duration.ofSeconds(1))) {
+      assertEquals(1, store.claim(DIR, 1));
+      store.append(LOG, text("acknowledged;"), FENCE);
+      weed.killVolume();
+      // The volume server stays away longer than this store retries: the append fails, and the
+      // entry it wrote ends in a chunk that no volume server holds, as when a broker stops between
+      // the transaction and the upload.
+      assertThrows(IOException.class, () -> store.append(LOG, text("never-stored;"), FENCE));
+    }
+    weed.startVolume();
+    try (SeaweedObjectStore fresh = store(Duration.ofSeconds(60))) {
+      assertEquals(
+          "acknowledged;".length() + "never-stored;".length(),
+          fresh.stat(LOG).orElseThrow().size(),
+          "the entry lists the chunk");
+      long start = System.nanoTime();
+      assertEquals("acknowledged;", readAll(fresh));
+      assertTrue(
+          System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20),
+          "a chunk the volume server does not have is not retried for the store's minute");
+      ByteBuf past = fresh.read(LOG, "acknowledged;".length(), 100);
+      try {
+        assertEquals(0, past.readableBytes());
+      } finally {
+        past.release();
+      }
+      // The writer carries on, as the engine does after such a failure, in a new object.
+      fresh.claim(DIR, 2);
+      fresh.append(DIR + "/1.log", text("next;"), new Fence(DIR, 2));
+      ByteBuf next = fresh.read(DIR + "/1.log", 0, 100);
+      try {
+        assertEquals("next;", next.toString(StandardCharsets.US_ASCII));
+      } finally {
+        next.release();
+      }
+    }
+  }
+}
