@@ -134,8 +134,11 @@ final class ChunkReader {
   }
 
   /**
-   * Reads part of a chunk, retrying on every server that holds it for up to {@code retryFor}; a
-   * {@code pending} chunk that a volume server says it does not have is not retried.
+   * Reads part of a chunk, retrying on every server that holds it for up to {@code retryFor}. A
+   * {@code pending} chunk that a volume server says it does not have is asked for again until its
+   * writer can no longer count its upload as done ({@link
+   * SeaweedObjectStore#pendingSettledMillis}), then given up on with {@link
+   * VolumeClient.ChunkNotFoundException}.
    */
   private ByteBuf readChunk(String path, FileChunk chunk, long offset, int length, boolean pending)
       throws IOException {
@@ -149,7 +152,8 @@ final class ChunkReader {
         try {
           return volumes.read(url, fileId, offset, length);
         } catch (VolumeClient.ChunkNotFoundException e) {
-          if (pending) {
+          if (pending
+              && System.currentTimeMillis() >= SeaweedObjectStore.pendingSettledMillis(chunk)) {
             throw e;
           }
           last = e;

@@ -63,15 +63,19 @@ import org.slf4j.LoggerFactory;
  * slower of the two round trips instead of both, which measured about a fifth more acks=all
  * throughput at one partition. Its entry names that chunk in the extended attribute {@value
  * #PENDING_CHUNK_KEY}. If the upload fails, the bytes are uploaded anew (retrying as above) and the
- * entry's chunk replaced; if the writer stops first, the entry ends in a chunk its volume server
- * does not have, past any data that was acknowledged, and reads treat the object as ending where
- * that chunk starts, so recovery sees a torn tail. When a method returns, the chunk is in its
- * volume server's file (and fsync'd, if asked for) and the entry is stored by the filer. File ids
- * are assigned ahead, per directory ({@link FileIdPool}), so an append does not wait for the
- * master. Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as
- * chunks. Either way the entry is replaced in one filer write, so a put is atomic. Small unfenced
- * appends (a consumer group's log) are kept in the entry's content, in one transaction and without
- * an upload, while it stays within that limit ({@link InlineAppender}).
+ * entry's chunk replaced by a fenced transaction; if the writer stops first, the entry ends in a
+ * chunk its volume server does not have, past any data that was acknowledged. Readers ask for such
+ * a missing chunk until {@value #PENDING_SETTLE_MS} ms after its timestamp, then treat the object
+ * as ending where it starts, so recovery sees a torn tail. The writer in turn fails an append whose
+ * upload ended more than {@value #PENDING_UPLOAD_LIMIT_MS} ms after that timestamp: a second broker
+ * that claimed the partition and read the object meanwhile may have left the chunk out, and an
+ * append that returned must never be left out. When a method returns, the chunk is in its volume
+ * server's file (and fsync'd, if asked for) and the entry is stored by the filer. File ids are
+ * assigned ahead, per directory ({@link FileIdPool}), so an append does not wait for the master.
+ * Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks.
+ * Either way the entry is replaced in one filer write, so a put is atomic. Small unfenced appends
+ * (a consumer group's log) are kept in the entry's content, in one transaction and without an
+ * upload, while it stays within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id
@@ -121,6 +125,19 @@ public final class SeaweedObjectStore implements ObjectStore {
    * added it.
    */
   static final String PENDING_CHUNK_KEY = "kelp-pending-chunk";
+
+  /**
+   * How long after a pending chunk's timestamp its upload may end and still count: an append whose
+   * upload ends later fails instead of returning, although its bytes are stored.
+   */
+  static final long PENDING_UPLOAD_LIMIT_MS = 10_000;
+
+  /**
+   * How long after a pending chunk's timestamp a reader keeps asking for it while it is missing:
+   * the upload limit and a margin for the clocks of two brokers. Only then is the object read as
+   * ending before the chunk, so a reader never drops bytes whose append still returns.
+   */
+  static final long PENDING_SETTLE_MS = PENDING_UPLOAD_LIMIT_MS + 5_000;
 
   private static final Logger log = LoggerFactory.getLogger(SeaweedObjectStore.class);
 
@@ -235,10 +252,10 @@ public final class SeaweedObjectStore implements ObjectStore {
       throws IOException {
     FileIdPool.FileId id = uploader.reserve(path);
     FileChunk chunk = ChunkUploader.chunk(id, 0, data.readableBytes());
-    CompletableFuture<Void> upload;
+    CompletableFuture<Long> upload;
     try {
       upload =
-          CompletableFuture.runAsync(
+          CompletableFuture.supplyAsync(
               () -> {
                 long start = System.nanoTime();
                 try {
@@ -247,6 +264,7 @@ public final class SeaweedObjectStore implements ObjectStore {
                   throw new CompletionException(e);
                 }
                 timings.upload(System.nanoTime() - start, data.readableBytes());
+                return System.currentTimeMillis();
               },
               uploadThreads);
     } catch (RejectedExecutionException closed) {
@@ -264,8 +282,9 @@ public final class SeaweedObjectStore implements ObjectStore {
     // The upload reads the caller's buffer, released once this returns: wait for it whatever
     // happened. Its timeouts bound the wait.
     Throwable uploadFailure = null;
+    long uploadEnded = 0;
     try {
-      upload.join();
+      uploadEnded = upload.join();
     } catch (CompletionException e) {
       uploadFailure = e.getCause();
     }
@@ -282,7 +301,28 @@ public final class SeaweedObjectStore implements ObjectStore {
     }
     if (uploadFailure != null) {
       storeListedChunkAnew(path, p, chunk, data, fence, uploadFailure);
+      return;
     }
+    long late = uploadEnded - chunk.getModifiedTsNs() / 1_000_000 - PENDING_UPLOAD_LIMIT_MS;
+    if (late > 0) {
+      // Another broker that claimed the partition meanwhile may have read the object as ending
+      // before this chunk: the bytes are stored, but the append cannot count as done.
+      throw new IOException(
+          "append to "
+              + path
+              + ": the upload of chunk "
+              + chunk.getFileId()
+              + " ended "
+              + late
+              + " ms past its limit of "
+              + PENDING_UPLOAD_LIMIT_MS
+              + " ms");
+    }
+  }
+
+  /** When readers give up on a pending chunk that is missing ({@link #PENDING_SETTLE_MS}). */
+  static long pendingSettledMillis(FileChunk chunk) {
+    return chunk.getModifiedTsNs() / 1_000_000 + PENDING_SETTLE_MS;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.kelp.seaweed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,6 +92,7 @@ class SeaweedUploadFaultTest {
 
   @Test
   void anObjectWhoseLastChunkWasNeverStoredReadsAsEndingBeforeIt() throws Exception {
+    long appended;
     try (SeaweedObjectStore store = store(Duration.ofSeconds(1))) {
       assertEquals(1, store.claim(DIR, 1));
       store.append(LOG, text("acknowledged;"), FENCE);
@@ -96,6 +100,7 @@ class SeaweedUploadFaultTest {
       // The volume server stays away longer than this store retries: the append fails, and the
       // entry it wrote ends in a chunk that no volume server holds, as when a broker stops between
       // the transaction and the upload.
+      appended = System.currentTimeMillis();
       assertThrows(IOException.class, () -> store.append(LOG, text("never-stored;"), FENCE));
     }
     weed.startVolume();
@@ -106,9 +111,13 @@ class SeaweedUploadFaultTest {
           "the entry lists the chunk");
       long start = System.nanoTime();
       assertEquals("acknowledged;", readAll(fresh));
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertTrue(
-          System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20),
-          "a chunk the volume server does not have is not retried for the store's minute");
+          System.currentTimeMillis() - appended >= SeaweedObjectStore.PENDING_SETTLE_MS,
+          "a missing chunk is asked for again until its writer can no longer count it as stored");
+      assertTrue(
+          tookMs < SeaweedObjectStore.PENDING_SETTLE_MS + 5_000,
+          "nor much longer, and not for the store's minute of retries: " + tookMs + " ms");
       ByteBuf past = fresh.read(LOG, "acknowledged;".length(), 100);
       try {
         assertEquals(0, past.readableBytes());
@@ -125,5 +134,44 @@ class SeaweedUploadFaultTest {
         next.release();
       }
     }
+  }
+
+  /**
+   * An upload that ends after its limit: another broker may have read the object as ending before
+   * the chunk by then, so the append fails although its bytes are stored.
+   */
+  @Test
+  void anAppendWhoseUploadEndsPastItsLimitFails() throws Exception {
+    try (SeaweedObjectStore store = store(Duration.ofSeconds(60))) {
+      assertEquals(1, store.claim(DIR, 1));
+      store.append(LOG, text("first;"), FENCE);
+      signal(weed.volumePid(), "STOP");
+      CompletableFuture<Void> append;
+      try {
+        append =
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    store.append(LOG, text("late;"), FENCE);
+                  } catch (IOException e) {
+                    throw new CompletionException(e);
+                  }
+                });
+        Thread.sleep(SeaweedObjectStore.PENDING_UPLOAD_LIMIT_MS + 1_000);
+      } finally {
+        signal(weed.volumePid(), "CONT");
+      }
+      ExecutionException failed =
+          assertThrows(ExecutionException.class, () -> append.get(60, TimeUnit.SECONDS));
+      assertInstanceOf(IOException.class, failed.getCause());
+      assertTrue(
+          failed.getCause().getMessage().contains("past its limit"),
+          failed.getCause().getMessage());
+    }
+  }
+
+  private static void signal(long pid, String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -" + name + " " + pid);
   }
 }
