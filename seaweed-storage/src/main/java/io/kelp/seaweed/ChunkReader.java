@@ -145,6 +145,14 @@ final class ChunkReader {
     String fileId = chunk.getFileId();
     String volumeId = fileId.substring(0, fileId.indexOf(','));
     long deadline = System.nanoTime() + retryFor.toNanos();
+    if (pending) {
+      // However short the store's retries, a missing pending chunk is asked for until it settles.
+      long untilSettled =
+          Math.min(
+              SeaweedObjectStore.PENDING_SETTLE_MS,
+              SeaweedObjectStore.pendingSettledMillis(chunk) - System.currentTimeMillis());
+      deadline = Math.max(deadline, System.nanoTime() + (untilSettled + 1_000) * 1_000_000);
+    }
     long backoffMs = 20;
     while (true) {
       IOException last = null;

@@ -60,22 +60,22 @@ import org.slf4j.LoggerFactory;
  * lists the new chunk the earlier attempt landed, so a retry never adds the bytes twice. A fenced
  * append of one chunk (a partition's produce data) runs its upload and its transaction at the same
  * time, since the filer does not check that a chunk it lists exists: the append then costs the
- * slower of the two round trips instead of both, which measured about a fifth more acks=all
- * throughput at one partition. Its entry names that chunk in the extended attribute {@value
- * #PENDING_CHUNK_KEY}. If the upload fails, the bytes are uploaded anew (retrying as above) and the
- * entry's chunk replaced by a fenced transaction; if the writer stops first, the entry ends in a
- * chunk its volume server does not have, past any data that was acknowledged. Readers ask for such
- * a missing chunk until {@value #PENDING_SETTLE_MS} ms after its timestamp, then treat the object
- * as ending where it starts, so recovery sees a torn tail. The writer in turn fails an append whose
- * upload ended more than {@value #PENDING_UPLOAD_LIMIT_MS} ms after that timestamp: a second broker
- * that claimed the partition and read the object meanwhile may have left the chunk out, and an
- * append that returned must never be left out. When a method returns, the chunk is in its volume
- * server's file (and fsync'd, if asked for) and the entry is stored by the filer. File ids are
- * assigned ahead, per directory ({@link FileIdPool}), so an append does not wait for the master.
- * Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks.
- * Either way the entry is replaced in one filer write, so a put is atomic. Small unfenced appends
- * (a consumer group's log) are kept in the entry's content, in one transaction and without an
- * upload, while it stays within that limit ({@link InlineAppender}).
+ * slower of the two round trips instead of both (see the README for what that measured). Its entry
+ * names that chunk in the extended attribute {@value #PENDING_CHUNK_KEY}. If the upload fails, the
+ * bytes are uploaded anew (retrying as above) and the entry's chunk replaced by a fenced
+ * transaction; if the writer stops first, the entry ends in a chunk its volume server does not
+ * have, past any data that was acknowledged. Readers ask for such a missing chunk until {@value
+ * #PENDING_SETTLE_MS} ms after its timestamp, then treat the object as ending where it starts, so
+ * recovery sees a torn tail. The writer in turn fails an append whose upload ended more than
+ * {@value #PENDING_UPLOAD_LIMIT_MS} ms after that timestamp: a second broker that claimed the
+ * partition and read the object meanwhile may have left the chunk out, and an append that returned
+ * must never be left out. When a method returns, the chunk is in its volume server's file (and
+ * fsync'd, if asked for) and the entry is stored by the filer. File ids are assigned ahead, per
+ * directory ({@link FileIdPool}), so an append does not wait for the master. Puts of up to {@value
+ * #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks. Either way the entry
+ * is replaced in one filer write, so a put is atomic. Small unfenced appends (a consumer group's
+ * log) are kept in the entry's content, in one transaction and without an upload, while it stays
+ * within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id

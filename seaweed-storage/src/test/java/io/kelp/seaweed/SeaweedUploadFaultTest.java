@@ -104,7 +104,8 @@ class SeaweedUploadFaultTest {
       assertThrows(IOException.class, () -> store.append(LOG, text("never-stored;"), FENCE));
     }
     weed.startVolume();
-    try (SeaweedObjectStore fresh = store(Duration.ofSeconds(60))) {
+    // A reader whose own retries are shorter still waits for the chunk to settle.
+    try (SeaweedObjectStore fresh = store(Duration.ofSeconds(1))) {
       assertEquals(
           "acknowledged;".length() + "never-stored;".length(),
           fresh.stat(LOG).orElseThrow().size(),
