@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.kelp.engine.store.FencedException;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
-import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import io.kelp.seaweed.filer.FilerProto.WriteCondition;
@@ -137,11 +136,7 @@ final class EpochMarker {
               .setLockKey(marker)
               .setRouteKey(marker)
               .setCondition(unchanged)
-              .addMutations(
-                  ObjectMutation.newBuilder()
-                      .setType(ObjectMutation.Type.PUT)
-                      .setDirectory(p[0])
-                      .setEntry(entry(epoch, writer)))
+              .addMutations(FilerTransactions.put(p[0], entry(epoch, writer)))
               .build();
       ObjectTransactionResponse response = filer.transact("claim of " + directory, request);
       if (response.getErrorCode() == FilerError.PRECONDITION_FAILED) {

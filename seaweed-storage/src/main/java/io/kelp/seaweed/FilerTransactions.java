@@ -21,6 +21,15 @@ final class FilerTransactions {
 
   private FilerTransactions() {}
 
+  /** The mutation that stores {@code entry} in {@code directory}, replacing one of its name. */
+  static ObjectMutation put(String directory, Entry entry) {
+    return ObjectMutation.newBuilder()
+        .setType(ObjectMutation.Type.PUT)
+        .setDirectory(directory)
+        .setEntry(entry)
+        .build();
+  }
+
   /**
    * A transaction holding one mutation. Fenced writes lock the directory's epoch marker and require
    * its ETag to be the one {@code writer} recorded with the fence's epoch; unfenced ones lock the

@@ -2,7 +2,6 @@ package io.kelp.seaweed;
 
 import com.google.protobuf.ByteString;
 import io.kelp.seaweed.filer.FilerProto.Entry;
-import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
@@ -76,11 +75,7 @@ final class InlineAppender {
           FilerTransactions.transaction(
               path,
               current.isPresent() ? sameContent(current.get()) : absent(),
-              ObjectMutation.newBuilder()
-                  .setType(ObjectMutation.Type.PUT)
-                  .setDirectory(p[0])
-                  .setEntry(next)
-                  .build());
+              FilerTransactions.put(p[0], next));
       if (attempts.attempt(request, next, null)) {
         return true;
       }

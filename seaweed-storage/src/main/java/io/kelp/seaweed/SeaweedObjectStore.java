@@ -365,12 +365,7 @@ public final class SeaweedObjectStore implements ObjectStore {
                 .setChunks(i, stored.toBuilder().setOffset(current.getChunks(i).getOffset()))
                 .removeExtended(PENDING_CHUNK_KEY)
                 .build();
-        ObjectMutation put =
-            ObjectMutation.newBuilder()
-                .setType(ObjectMutation.Type.PUT)
-                .setDirectory(p[0])
-                .setEntry(next)
-                .build();
+        ObjectMutation put = FilerTransactions.put(p[0], next);
         if (attempts.attempt(transaction(path, fence, writer, put), next, fence)) {
           return;
         }
@@ -409,12 +404,7 @@ public final class SeaweedObjectStore implements ObjectStore {
         return; // an earlier attempt landed before its answer was lost
       }
       Entry next = appended(path, current, added, pending);
-      ObjectMutation put =
-          ObjectMutation.newBuilder()
-              .setType(ObjectMutation.Type.PUT)
-              .setDirectory(p[0])
-              .setEntry(next)
-              .build();
+      ObjectMutation put = FilerTransactions.put(p[0], next);
       // A fenced append needs no guard of its own: the fence leaves this store the object's only
       // writer, and our view of the entry is dropped after any write whose outcome is unknown.
       ObjectTransactionRequest request =
@@ -493,12 +483,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       entry.addAllChunks(uploader.upload(path, data));
       timings.upload(System.nanoTime() - start, data.readableBytes());
     }
-    ObjectMutation put =
-        ObjectMutation.newBuilder()
-            .setType(ObjectMutation.Type.PUT)
-            .setDirectory(p[0])
-            .setEntry(entry)
-            .build();
+    ObjectMutation put = FilerTransactions.put(p[0], entry.build());
     long start = System.nanoTime();
     try {
       commit(path, transaction(path, fence, writer, put), fence);
