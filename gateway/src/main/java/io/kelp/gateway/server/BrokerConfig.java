@@ -47,11 +47,6 @@ public final class BrokerConfig {
   public static final String FLUSH_MAX_BYTES = "flush.max.bytes";
   public static final String MEMORY_MAX_BYTES = "memory.max.bytes";
   public static final String TAIL_CACHE_BYTES = "tail.cache.bytes";
-
-  /** The value of {@link #TAIL_CACHE_BYTES} that sizes the cache by the JVM's memory. */
-  public static final String AUTO = "auto";
-
-  static final long LOCAL_TAIL_CACHE_BYTES = 256L << 20;
   public static final String IO_THREADS = "io.threads";
   public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
   public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
@@ -71,6 +66,15 @@ public final class BrokerConfig {
       "group.consumer.heartbeat.interval.ms";
 
   private static final GroupConfig GROUPS = GroupConfig.defaults();
+
+  /** The value of {@link #TAIL_CACHE_BYTES} that sizes the cache by the JVM's memory. */
+  public static final String AUTO = "auto";
+
+  /**
+   * The tail cache {@code auto} gives on the local store, and the least it gives on SeaweedFS (both
+   * within a quarter of the JVM's direct memory limit).
+   */
+  static final long BASE_TAIL_CACHE_BYTES = 256L << 20;
 
   /** The settings, in the order help lists them. */
   public static final List<Setting> SETTINGS = BrokerSettings.ALL;
@@ -416,9 +420,9 @@ public final class BrokerConfig {
     long limit = Math.max(0, maxDirectMemory);
     long quarter = limit / 4;
     if (store.equals("seaweedfs")) {
-      return Math.min(quarter, Math.max(LOCAL_TAIL_CACHE_BYTES, limit / 8));
+      return Math.min(quarter, Math.max(BASE_TAIL_CACHE_BYTES, limit / 8));
     }
-    return Math.min(LOCAL_TAIL_CACHE_BYTES, quarter);
+    return Math.min(BASE_TAIL_CACHE_BYTES, quarter);
   }
 
   public EngineConfig engineConfig() {
