@@ -45,6 +45,7 @@ public final class BrokerConfig {
   public static final String MAX_UNCOMPRESSED_BATCH_BYTES = "max.uncompressed.batch.bytes";
   public static final String FLUSH_MAX_DELAY_MS = "flush.max.delay.ms";
   public static final String FLUSH_MAX_BYTES = "flush.max.bytes";
+  public static final String FLUSH_GATHER_MS = "flush.gather.ms";
   public static final String MEMORY_MAX_BYTES = "memory.max.bytes";
   public static final String TAIL_CACHE_BYTES = "tail.cache.bytes";
   public static final String IO_THREADS = "io.threads";
@@ -67,8 +68,19 @@ public final class BrokerConfig {
 
   private static final GroupConfig GROUPS = GroupConfig.defaults();
 
-  /** The value of {@link #TAIL_CACHE_BYTES} that sizes the cache by the JVM's memory. */
+  /**
+   * The value of {@link #TAIL_CACHE_BYTES} that sizes the cache by the JVM's memory, and of {@link
+   * #FLUSH_GATHER_MS} that picks the wait by the store.
+   */
   public static final String AUTO = "auto";
+
+  /**
+   * What {@code flush.gather.ms=auto} gives on SeaweedFS, where each store write costs the broker
+   * and SeaweedFS a filer transaction and an upload: long enough for a producer under load to send
+   * the requests that the previous write's acknowledgements let go (measured in the README). On the
+   * local store, whose writes are cheap, auto gives 0.
+   */
+  static final long SEAWEED_FLUSH_GATHER_MS = 5;
 
   /**
    * The tail cache {@code auto} gives on the local store, and the least it gives on SeaweedFS (both
@@ -191,6 +203,9 @@ public final class BrokerConfig {
     }
     if (e.flushMaxBytes() < 1) {
       problems.add(FLUSH_MAX_BYTES);
+    }
+    if (e.flushGatherMs() < 0) {
+      problems.add(FLUSH_GATHER_MS);
     }
     if (e.memoryMaxBytes() < 1) {
       problems.add(MEMORY_MAX_BYTES);
@@ -425,6 +440,19 @@ public final class BrokerConfig {
     return Math.min(BASE_TAIL_CACHE_BYTES, quarter);
   }
 
+  /** The value {@code flush.gather.ms} names, {@code auto} worked out by the store. */
+  public long flushGatherMs() {
+    String value = string(FLUSH_GATHER_MS).trim();
+    if (value.equalsIgnoreCase(AUTO)) {
+      return store().equals("seaweedfs") ? SEAWEED_FLUSH_GATHER_MS : 0;
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw bad(FLUSH_GATHER_MS, "neither a whole number nor " + AUTO);
+    }
+  }
+
   public EngineConfig engineConfig() {
     return new EngineConfig(
         longValue(FLUSH_MAX_DELAY_MS),
@@ -435,7 +463,8 @@ public final class BrokerConfig {
         longValue(RETENTION_CHECK_INTERVAL_MS),
         longValue(PRODUCER_ID_EXPIRATION_MS),
         longValue(CLEANER_BACKOFF_MS),
-        longValue(CLEANER_DEDUPE_BUFFER_BYTES));
+        longValue(CLEANER_DEDUPE_BUFFER_BYTES),
+        flushGatherMs());
   }
 
   /** The group coordinator's settings. */

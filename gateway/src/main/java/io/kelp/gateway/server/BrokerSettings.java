@@ -10,6 +10,7 @@ import static io.kelp.gateway.server.BrokerConfig.CONNECTION_MAX_INFLIGHT_REQUES
 import static io.kelp.gateway.server.BrokerConfig.DATA_DIR;
 import static io.kelp.gateway.server.BrokerConfig.DEFAULT_PARTITIONS;
 import static io.kelp.gateway.server.BrokerConfig.FILER;
+import static io.kelp.gateway.server.BrokerConfig.FLUSH_GATHER_MS;
 import static io.kelp.gateway.server.BrokerConfig.FLUSH_MAX_BYTES;
 import static io.kelp.gateway.server.BrokerConfig.FLUSH_MAX_DELAY_MS;
 import static io.kelp.gateway.server.BrokerConfig.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS;
@@ -167,6 +168,13 @@ public final class BrokerSettings {
               "BYTES",
               Long.toString(ENGINE.flushMaxBytes()),
               "Start a flush early once this many bytes are pending."),
+          new Setting(
+              FLUSH_GATHER_MS,
+              "MS",
+              BrokerConfig.AUTO,
+              "Longest wait of a partition's flush for as many appends as its producers lately"
+                  + " kept in flight, so that they go to the store in one write (0: no wait)."
+                  + " auto: 5 on SeaweedFS, 0 on the local store."),
           new Setting(
               MEMORY_MAX_BYTES,
               "BYTES",

@@ -63,6 +63,29 @@ class BrokerConfigTest {
   }
 
   @Test
+  void flushesGatherAppendsOnSeaweedfsUnlessSet() {
+    assertEquals("auto", BrokerConfig.of(Map.of()).string("flush.gather.ms"));
+    assertEquals(0, BrokerConfig.of(Map.of()).engineConfig().flushGatherMs(), "local store");
+    BrokerConfig onSeaweed =
+        BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888"));
+    assertEquals(5, onSeaweed.engineConfig().flushGatherMs());
+    assertEquals(
+        0,
+        BrokerConfig.of(
+                Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888", "flush.gather.ms", "0"))
+            .engineConfig()
+            .flushGatherMs());
+    assertEquals(3, BrokerConfig.of(Map.of("flush.gather.ms", "3")).flushGatherMs());
+    IllegalArgumentException bad =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> BrokerConfig.of(Map.of("flush.gather.ms", "soon")));
+    assertTrue(bad.getMessage().contains("flush.gather.ms"), bad.getMessage());
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("flush.gather.ms", "-1")));
+  }
+
+  @Test
   void flagBeatsEnvironmentBeatsFileBeatsDefault() {
     Properties file = new Properties();
     file.setProperty("broker.id", "1");

@@ -16,6 +16,9 @@ package io.kelp.engine.log;
  * @param cleanerBackoffMs how often the compaction cleaner looks for work (log.cleaner.backoff.ms)
  * @param cleanerDedupeBufferBytes memory the cleaner's key map may use
  *     (log.cleaner.dedupe.buffer.size); a log with more distinct keys is cleaned in several passes
+ * @param flushGatherMs longest time a partition's flush waits for as many appends as its producers
+ *     lately kept unflushed at once (0: it does not wait): a producer with several requests in
+ *     flight then has them written together, in one store write rather than two or three
  */
 public record EngineConfig(
     long flushMaxDelayMs,
@@ -26,14 +29,15 @@ public record EngineConfig(
     long retentionCheckIntervalMs,
     long producerIdExpirationMs,
     long cleanerBackoffMs,
-    long cleanerDedupeBufferBytes) {
+    long cleanerDedupeBufferBytes,
+    long flushGatherMs) {
 
   public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5_000;
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
   public static final long DEFAULT_CLEANER_BACKOFF_MS = 15_000;
   public static final long DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES = 32L << 20;
 
-  /** The first five settings, the rest at their defaults. */
+  /** The first five settings, the rest at their defaults (no gathering). */
   public EngineConfig(
       long flushMaxDelayMs,
       long flushMaxBytes,
@@ -49,7 +53,8 @@ public record EngineConfig(
         DEFAULT_RETENTION_CHECK_INTERVAL_MS,
         DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         DEFAULT_CLEANER_BACKOFF_MS,
-        DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES);
+        DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
+        0);
   }
 
   public static EngineConfig defaults() {

@@ -2,7 +2,6 @@ package io.kelp.engine.log;
 
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +45,13 @@ final class GroupCommitFlusher {
 
   private final long maxDelayNanos;
   private final long maxBytes;
+
+  /**
+   * How long a log's flush may wait for as many appends as its producers lately kept in flight (0:
+   * it does not wait).
+   */
+  private final long gatherNanos;
+
   private final MemoryBudget memory;
   private final Executor io;
   private final ReentrantLock lock = new ReentrantLock();
@@ -61,12 +67,14 @@ final class GroupCommitFlusher {
   private long firstDirtyNanos;
   private boolean urgentPending;
   private volatile boolean delaying;
+  private volatile boolean gathering;
   private volatile boolean stopping;
   private volatile boolean halted;
 
   GroupCommitFlusher(EngineConfig config, MemoryBudget memory, Executor io) {
     this.maxDelayNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushMaxDelayMs()));
     this.maxBytes = config.flushMaxBytes();
+    this.gatherNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushGatherMs()));
     this.memory = memory;
     this.io = io;
     this.thread = new Thread(this::run, "kelp-flusher");
@@ -95,9 +103,13 @@ final class GroupCommitFlusher {
     }
   }
 
-  /** Ends a delayed wait early once enough bytes are pending; cheap when not waiting. */
-  void nudge() {
-    if (delaying && memory.pendingBytes() >= maxBytes) {
+  /**
+   * After an append: ends a delayed wait early once enough bytes are pending, and a wait for
+   * gathering appends once the append was the last one {@code gathered} for its log; cheap when not
+   * waiting.
+   */
+  void nudge(boolean gathered) {
+    if ((gathered && gathering) || (delaying && memory.pendingBytes() >= maxBytes)) {
       lock.lock();
       try {
         changed.signal();
@@ -202,30 +214,48 @@ final class GroupCommitFlusher {
         }
         long now = System.nanoTime();
         long wakeAt = Long.MAX_VALUE;
-        boolean anyDue = false;
+        boolean gather = gatherNanos > 0 && !stopping && !urgentPending;
+        // set before looking, so that an append gathered meanwhile signals (under the lock, which
+        // this thread holds until it waits)
+        this.gathering = gather;
+        boolean anyGathering = false;
+        List<SegmentLog> due = new ArrayList<>();
         for (Map.Entry<SegmentLog, Long> e : dirty.entrySet()) {
           if (lagging.contains(e.getKey())) {
             continue; // it rejoins, with a signal, when its write ends
           }
           long notBefore = e.getValue();
-          if (notBefore <= now) {
-            anyDue = true;
-          } else {
+          if (notBefore - now > 0) {
             wakeAt = Math.min(wakeAt, notBefore);
+            continue;
+          }
+          long gatheredAt = gather ? e.getKey().gatherDue(now, gatherNanos) : 0;
+          if (gatheredAt == 0) {
+            due.add(e.getKey());
+          } else {
+            anyGathering = true;
+            wakeAt = Math.min(wakeAt, gatheredAt);
           }
         }
-        if (anyDue) {
+        if (!due.isEmpty()) {
           long dueAt = firstDirtyNanos + maxDelayNanos;
           if (maxDelayNanos == 0
               || stopping
               || urgentPending
               || now >= dueAt
               || memory.pendingBytes() >= maxBytes) {
-            return takeDue(now);
+            for (SegmentLog l : due) {
+              dirty.remove(l);
+            }
+            firstDirtyNanos = now;
+            urgentPending = false;
+            this.gathering = false;
+            return due;
           }
           wakeAt = Math.min(wakeAt, dueAt);
         }
-        delaying = anyDue;
+        delaying = !due.isEmpty();
+        this.gathering = anyGathering;
         if (wakeAt == Long.MAX_VALUE) {
           changed.await();
         } else {
@@ -236,21 +266,6 @@ final class GroupCommitFlusher {
     } finally {
       lock.unlock();
     }
-  }
-
-  private List<SegmentLog> takeDue(long now) {
-    List<SegmentLog> due = new ArrayList<>();
-    Iterator<Map.Entry<SegmentLog, Long>> it = dirty.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<SegmentLog, Long> e = it.next();
-      if (e.getValue() <= now && !lagging.contains(e.getKey())) {
-        due.add(e.getKey());
-        it.remove();
-      }
-    }
-    firstDirtyNanos = now;
-    urgentPending = false;
-    return due;
   }
 
   void join(long timeoutMs) throws InterruptedException {

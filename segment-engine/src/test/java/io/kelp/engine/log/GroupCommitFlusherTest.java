@@ -97,6 +97,89 @@ class GroupCommitFlusherTest extends LogTestSupport {
   }
 
   @Test
+  void appendsAProducerKeepsInFlightAreGatheredIntoOneWrite() throws Exception {
+    engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
+    PartitionLog log = open();
+    // five requests in flight: the first one's write hangs while the other four arrive
+    store.closeGate();
+    AppendResult first = append(log, Batches.sized(1000, 1));
+    Thread.sleep(50);
+    List<AppendResult> next = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      next.add(append(log, Batches.sized(1000, 10 + i)));
+    }
+    store.openGate();
+    first.durable().get(10, TimeUnit.SECONDS);
+    long afterFirst = store.appends.get();
+    // its acknowledgement lets the producer send a fifth: until then the four wait for it
+    Thread.sleep(200);
+    assertFalse(
+        next.get(0).durable().isDone(), "four of five flushed without waiting for one more");
+    next.add(append(log, Batches.sized(1000, 20)));
+    for (AppendResult r : next) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    assertEquals(afterFirst + 1, store.appends.get(), "the five were not written together");
+    assertEquals(6, readAll(log).size());
+  }
+
+  @Test
+  void appendsOneAtATimeAreNotHeldBackByGathering() throws Exception {
+    engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
+    PartitionLog log = open();
+    long started = System.nanoTime();
+    for (int i = 0; i < 20; i++) {
+      append(log, Batches.sized(1000, i)).durable().get(10, TimeUnit.SECONDS);
+    }
+    assertTrue(
+        System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10),
+        "appends waited for others that never came");
+    assertEquals(20, store.appends.get());
+  }
+
+  @Test
+  void aGatheringFlushStartsAfterTheWaitAndQuietProducersAreNotWaitedFor() throws Exception {
+    long waitMs = 2_000;
+    engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, waitMs);
+    PartitionLog log = open();
+    store.closeGate();
+    append(log, Batches.sized(1000, 1));
+    Thread.sleep(50);
+    List<AppendResult> more = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      more.add(append(log, Batches.sized(1000, 10 + i)));
+    }
+    store.openGate();
+    // the producer went quiet: the four wait for a fifth only as long as the wait allows
+    long started = System.nanoTime();
+    for (AppendResult r : more) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertTrue(waitedMs >= waitMs - 100, "flushed after " + waitedMs + " ms, before the wait");
+    // from then on four appends are what is expected
+    long before = store.appends.get();
+    started = System.nanoTime();
+    List<AppendResult> four = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      four.add(append(log, Batches.sized(1000, 20 + i)));
+    }
+    for (AppendResult r : four) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    long fourMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertTrue(fourMs < waitMs / 2, "four appends waited " + fourMs + " ms for a fifth");
+    assertEquals(before + 1, store.appends.get(), "the four were not written together");
+    // and once the producer has been quiet for the wait, a lone append goes at once
+    Thread.sleep(waitMs + 100);
+    started = System.nanoTime();
+    append(log, Batches.sized(1000, 30)).durable().get(10, TimeUnit.SECONDS);
+    long loneMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertTrue(loneMs < waitMs / 2, "a lone append after a quiet spell waited " + loneMs + " ms");
+    assertEquals(10, readAll(log).size());
+  }
+
+  @Test
   void deletingAPartitionDropsItsDataAndDirectory() throws Exception {
     PartitionLog log = open();
     appendDurably(log, Batches.batch("a", 3, 1000));

@@ -35,6 +35,19 @@ abstract class LogTestSupport {
    */
   static EngineConfig quietConfig(
       long flushMaxDelayMs, long flushMaxBytes, long memoryMaxBytes, long tailCacheBytes, int io) {
+    return quietConfig(flushMaxDelayMs, flushMaxBytes, memoryMaxBytes, tailCacheBytes, io, 0);
+  }
+
+  /**
+   * {@link #quietConfig(long, long, long, long, int)} whose flushes gather up to {@code gatherMs}.
+   */
+  static EngineConfig quietConfig(
+      long flushMaxDelayMs,
+      long flushMaxBytes,
+      long memoryMaxBytes,
+      long tailCacheBytes,
+      int io,
+      long gatherMs) {
     long hour = 3_600_000L;
     return new EngineConfig(
         flushMaxDelayMs,
@@ -45,7 +58,8 @@ abstract class LogTestSupport {
         hour,
         EngineConfig.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         hour,
-        EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES);
+        EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
+        gatherMs);
   }
 
   /** Starts a fresh engine (as after a restart) over the same directory. */
