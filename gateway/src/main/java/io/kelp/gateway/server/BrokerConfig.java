@@ -80,7 +80,7 @@ public final class BrokerConfig {
    * the requests that the previous write's acknowledgements let go (measured in the README). On the
    * local store, whose writes are cheap, auto gives 0.
    */
-  static final long SEAWEED_FLUSH_GATHER_MS = 5;
+  static final long SEAWEED_FLUSH_GATHER_MS = 2;
 
   /**
    * The tail cache {@code auto} gives on the local store, and the least it gives on SeaweedFS (both

@@ -174,7 +174,7 @@ public final class BrokerSettings {
               BrokerConfig.AUTO,
               "Longest wait of a partition's flush for as many appends as its producers lately"
                   + " kept in flight, so that they go to the store in one write (0: no wait)."
-                  + " auto: 5 on SeaweedFS, 0 on the local store."),
+                  + " auto: 2 on SeaweedFS, 0 on the local store."),
           new Setting(
               MEMORY_MAX_BYTES,
               "BYTES",

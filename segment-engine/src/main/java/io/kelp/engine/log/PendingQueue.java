@@ -24,7 +24,7 @@ final class PendingQueue {
   /** When the oldest chunk the running write did not take was queued (System.nanoTime()). */
   private long firstUntakenNanos;
 
-  /** Since when the queue has been empty, and how long it was before its latest chunk came. */
+  /** Since when the queue has been empty, and how long it had been when its latest chunk came. */
   private long emptySinceNanos = System.nanoTime();
 
   private long quietNanos = Long.MAX_VALUE;
@@ -52,6 +52,14 @@ final class PendingQueue {
         || (untakenBytes >= GATHER_BYTES && untakenBytes - chunk.size() < GATHER_BYTES);
   }
 
+  /**
+   * How long the queue must have been empty before a chunk for the flush not to wait for others
+   * (unless the wait is shorter): a producer with requests held back by the previous write sends
+   * them as soon as it is answered, well within this; one that sends at a lower rate than the store
+   * writes (say, each linger.ms) does not, and its appends would otherwise wait for one another.
+   */
+  static final long QUIET_NANOS = 1_000_000;
+
   /** Most appends a flush waits for. */
   static final int MAX_EXPECTED = 64;
 
@@ -71,7 +79,7 @@ final class PendingQueue {
       return 0;
     }
     long due = firstUntakenNanos + waitNanos;
-    if (now - due >= 0 || quietNanos >= waitNanos) {
+    if (now - due >= 0 || quietNanos >= Math.min(waitNanos, QUIET_NANOS)) {
       expected = untaken;
       return 0;
     }
@@ -81,6 +89,7 @@ final class PendingQueue {
   /** The chunks queued now, oldest first; they stay queued until {@link #removeFirst}. */
   synchronized List<PendingChunk> snapshot() {
     leftOver = false;
+    quietNanos = 0; // what comes during this write comes with the queue not empty
     taken = chunks.size();
     takenBytes = bytes;
     return new ArrayList<>(chunks);
