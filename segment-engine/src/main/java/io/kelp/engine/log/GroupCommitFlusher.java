@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * them.
  *
  * <p>With flushMaxDelayMs above 0 a cycle waits up to that long after the first pending append, or
- * until flushMaxBytes are pending, trading latency for larger writes. A partition whose flush
- * failed is retried after a growing delay without holding up the others.
+ * until flushMaxBytes are pending, trading latency for larger writes. With flushGatherMs above 0
+ * each partition sits out the cycles, up to that long, until as many appends wait as its producers
+ * lately kept unflushed at once (see {@link PendingQueue#gatherDue}): a producer's requests held
+ * back by the previous write are then written together once its answers let them go. A partition
+ * whose flush failed is retried after a growing delay without holding up the others.
  */
 final class GroupCommitFlusher {
   private static final Logger log = LoggerFactory.getLogger(GroupCommitFlusher.class);
