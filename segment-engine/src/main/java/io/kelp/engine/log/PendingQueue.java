@@ -70,8 +70,9 @@ final class PendingQueue {
    * 0 when a flush should start now, else the System.nanoTime() from which it should: once as many
    * chunks wait as the producers lately kept in flight, or {@link #GATHER_BYTES} wait, or the
    * oldest has waited {@code waitNanos}. A flush started by that wait expects as many chunks as it
-   * found from then on, and so does one whose chunks came after the queue had been empty that long:
-   * producers that went quiet are not waited for.
+   * found from then on, and so does one whose chunks came after the queue had been empty for {@link
+   * #QUIET_NANOS} (or the wait, if shorter): producers that went quiet, or send less often than the
+   * store writes, are not waited for.
    */
   synchronized long gatherDue(long now, long waitNanos) {
     int untaken = chunks.size() - taken;
