@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -344,7 +342,7 @@ class ConnectCompatTest {
   /** A distributed Connect worker in this JVM, with its REST listener on a free local port. */
   private record Worker(Connect<DistributedHerder> connect, int port) {
     static Worker start(String bootstrap) throws IOException {
-      int port = freePort();
+      int port = LocalPorts.free();
       Map<String, String> props = new HashMap<>(INTERNAL_TOPICS);
       props.put("bootstrap.servers", bootstrap);
       props.put("group.id", GROUP);
@@ -379,13 +377,6 @@ class ConnectCompatTest {
     void stop() {
       connect.stop();
       connect.awaitStop();
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
     }
   }
 }

@@ -9,8 +9,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,8 +94,8 @@ public final class KelpProcess implements AutoCloseable {
     // matters for Kelp.
     this.store = reference ? Store.LOCAL : store;
     this.dataDir = Files.createTempDirectory("kelp-" + testName + "-");
-    this.port = freePort();
-    this.metricsPort = freePort();
+    this.port = LocalPorts.free();
+    this.metricsPort = LocalPorts.free();
     this.extraFlags = List.copyOf(extraFlags);
     if (reference) {
       for (int i = 0; i < extraFlags.size(); i += 2) {
@@ -426,13 +424,6 @@ public final class KelpProcess implements AutoCloseable {
           + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     } catch (IOException | RuntimeException e) {
       return "";
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
     }
   }
 }

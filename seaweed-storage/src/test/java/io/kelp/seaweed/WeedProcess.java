@@ -15,7 +15,9 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,6 +36,9 @@ public final class WeedProcess implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(3);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
+  private static final int PORT_LOW = 20000;
+  private static final int PORT_HIGH = 32768 - GRPC_OFFSET;
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
   private final Path binary;
   private final Path dir;
@@ -312,33 +317,35 @@ public final class WeedProcess implements AutoCloseable {
     }
   }
 
-  /** Ports whose gRPC twin (port + 10000) is free too. */
+  /**
+   * Free ports whose gRPC twin (port + 10000) is free too, from 20000-22767 so that the twins stay
+   * in 30000-32767: both below Linux's ephemeral range (32768 and up), where the kernel picks the
+   * local ports of outgoing connections, so no client connection can take one between the choice
+   * and weed's bind. A port handed out once is not handed out again in this JVM.
+   */
   private static int[] freePorts(int count) throws IOException {
     int[] ports = new int[count];
     int found = 0;
     InetAddress loopback = InetAddress.getLoopbackAddress();
-    while (found < count) {
-      int port = ThreadLocalRandom.current().nextInt(20000, 55000);
-      if (contains(ports, found, port) || contains(ports, found, port + GRPC_OFFSET)) {
-        continue;
-      }
-      try (ServerSocket http = new ServerSocket(port, 1, loopback);
-          ServerSocket grpc = new ServerSocket(port + GRPC_OFFSET, 1, loopback)) {
-        ports[found++] = port;
-      } catch (IOException taken) {
-        // try another
+    synchronized (HANDED_OUT) {
+      for (int attempt = 0; found < count; attempt++) {
+        if (attempt == 10_000) {
+          throw new IOException("no free port pair in " + PORT_LOW + "-" + (PORT_HIGH - 1));
+        }
+        int port = ThreadLocalRandom.current().nextInt(PORT_LOW, PORT_HIGH);
+        if (HANDED_OUT.contains(port)) {
+          continue;
+        }
+        try (ServerSocket http = new ServerSocket(port, 1, loopback);
+            ServerSocket grpc = new ServerSocket(port + GRPC_OFFSET, 1, loopback)) {
+          HANDED_OUT.add(port);
+          ports[found++] = port;
+        } catch (IOException taken) {
+          // try another
+        }
       }
     }
     return ports;
-  }
-
-  private static boolean contains(int[] ports, int n, int port) {
-    for (int i = 0; i < n; i++) {
-      if (ports[i] == port || ports[i] + GRPC_OFFSET == port) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** .tools/bin/weed in this checkout (found upwards from the working directory), else PATH. */
