@@ -165,6 +165,32 @@ class PlainHttpTest {
     assertTrue(head.contains("\r\nX-Test: yes\r\n"), head);
   }
 
+  /**
+   * A body far larger than the socket's send buffer, in several components and read from past its
+   * start, goes whole and in order: the gathering write is repeated until every byte is out.
+   */
+  @Test
+  void aBodyLargerThanTheSocketBufferIsSentWholeFromItsReaderIndex() throws Exception {
+    String address = serve((n, head, body) -> ok("{\"size\":" + body.length + "}"));
+    byte[] all = new byte[8 << 20];
+    new Random(2).nextBytes(all);
+    CompositeByteBuf composite = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer();
+    int part = all.length / 5;
+    for (int from = 0; from < all.length; from += part) {
+      composite.addComponent(
+          true, buffer(Arrays.copyOfRange(all, from, Math.min(all.length, from + part))));
+    }
+    composite.readerIndex(1000);
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      PlainHttp.Response response = http.send(address, "PUT", "/3,03", composite);
+      assertEquals("{\"size\":" + (all.length - 1000) + "}", response.text());
+      assertEquals(1000, composite.readerIndex(), "the caller's buffer is left as it was");
+    } finally {
+      composite.release();
+    }
+    assertArrayEquals(Arrays.copyOfRange(all, 1000, all.length), bodies.get(0));
+  }
+
   /** Chunk reads keep the whole body they ask for; other answers are cut at {@code MAX_BODY}. */
   @Test
   void keepsAsMuchOfTheBodyAsAsked() throws Exception {
