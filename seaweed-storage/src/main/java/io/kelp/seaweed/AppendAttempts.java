@@ -11,6 +11,7 @@ import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The attempts of one append at writing its new entry with a conditional filer transaction: what
@@ -18,6 +19,7 @@ import java.util.Optional;
  */
 final class AppendAttempts {
   private final FilerClient filer;
+  private final Function<ObjectTransactionRequest, ObjectTransactionResponse> send;
   private final EntryCache entries;
   private final String path;
   private final Duration retryFor;
@@ -26,8 +28,18 @@ final class AppendAttempts {
   private Optional<Entry> known;
   private boolean ours;
 
-  AppendAttempts(FilerClient filer, EntryCache entries, String path, Duration retryFor) {
+  /**
+   * @param send sends one attempt's transaction and returns the answer, throwing {@link
+   *     StatusRuntimeException} as gRPC's blocking call does
+   */
+  AppendAttempts(
+      FilerClient filer,
+      Function<ObjectTransactionRequest, ObjectTransactionResponse> send,
+      EntryCache entries,
+      String path,
+      Duration retryFor) {
     this.filer = filer;
+    this.send = send;
     this.entries = entries;
     this.path = path;
     this.retryFor = retryFor;
@@ -75,7 +87,7 @@ final class AppendAttempts {
   boolean attempt(ObjectTransactionRequest request, Entry next, Fence fence) throws IOException {
     ObjectTransactionResponse response;
     try {
-      response = filer.transactOnce(request);
+      response = send.apply(request);
     } catch (StatusRuntimeException e) {
       entries.forget(path);
       backoffMs = filer.backOff("append to " + path, e, deadline, backoffMs);

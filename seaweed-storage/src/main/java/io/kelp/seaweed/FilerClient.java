@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.CreateEntryRequest;
@@ -18,10 +19,13 @@ import io.kelp.seaweed.filer.FilerProto.Location;
 import io.kelp.seaweed.filer.FilerProto.LookupDirectoryEntryRequest;
 import io.kelp.seaweed.filer.FilerProto.LookupVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.LookupVolumeResponse;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionBatchRequest;
+import io.kelp.seaweed.filer.FilerProto.ObjectTransactionBatchResponse;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import io.kelp.seaweed.filer.SeaweedFilerGrpc;
 import io.kelp.seaweed.filer.SeaweedFilerGrpc.SeaweedFilerBlockingStub;
+import io.kelp.seaweed.filer.SeaweedFilerGrpc.SeaweedFilerStub;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -31,8 +35,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +61,7 @@ final class FilerClient implements AutoCloseable {
   private final int grpcPort;
   private final ManagedChannel channel;
   private final SeaweedFilerBlockingStub stub;
+  private final SeaweedFilerStub asyncStub;
   private final Duration retryFor;
   private final Map<String, List<String>> volumeUrls =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -82,6 +89,9 @@ final class FilerClient implements AutoCloseable {
             .keepAliveTime(30, TimeUnit.SECONDS)
             .build();
     stub = SeaweedFilerGrpc.newBlockingStub(channel);
+    // Answers to calls made without waiting are handled on the network thread that read them:
+    // completing a future is all there is to do.
+    asyncStub = SeaweedFilerGrpc.newStub(channel).withExecutor(Runnable::run);
   }
 
   String address() {
@@ -293,12 +303,21 @@ final class FilerClient implements AutoCloseable {
    */
   ObjectTransactionResponse transact(String what, ObjectTransactionRequest request)
       throws IOException {
+    return transact(what, request, this::transactOnce);
+  }
+
+  /** {@link #transact(String, ObjectTransactionRequest)}, each attempt sent by {@code send}. */
+  ObjectTransactionResponse transact(
+      String what,
+      ObjectTransactionRequest request,
+      Function<ObjectTransactionRequest, ObjectTransactionResponse> send)
+      throws IOException {
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMs = 20;
     while (true) {
       ObjectTransactionResponse response;
       try {
-        response = transactOnce(request);
+        response = send.apply(request);
       } catch (StatusRuntimeException e) {
         backoffMs = backOff(what, e, deadline, backoffMs);
         continue;
@@ -308,6 +327,65 @@ final class FilerClient implements AutoCloseable {
         throw new IOException(what + " on filer " + address + ": " + response.getError());
       }
       return response;
+    }
+  }
+
+  /**
+   * One attempt of several independent transactions in one round trip; the answers come in the
+   * order of the requests. The caller decides whether a retry is safe.
+   */
+  ObjectTransactionBatchResponse transactBatchOnce(ObjectTransactionBatchRequest request) {
+    return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .objectTransactionBatch(request);
+  }
+
+  /**
+   * {@link #transactBatchOnce} without waiting: the future completes on gRPC's network thread,
+   * exceptionally with a {@link StatusRuntimeException} if the request failed as a whole.
+   */
+  CompletableFuture<ObjectTransactionBatchResponse> transactBatchAsync(
+      ObjectTransactionBatchRequest request) {
+    CompletableFuture<ObjectTransactionBatchResponse> answer = new CompletableFuture<>();
+    asyncStub
+        .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .objectTransactionBatch(request, new Answer<>(answer));
+    return answer;
+  }
+
+  /** {@link #transactOnce} without waiting, as {@link #transactBatchAsync}. */
+  CompletableFuture<ObjectTransactionResponse> transactAsync(ObjectTransactionRequest request) {
+    CompletableFuture<ObjectTransactionResponse> answer = new CompletableFuture<>();
+    asyncStub
+        .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+        .objectTransaction(request, new Answer<>(answer));
+    return answer;
+  }
+
+  /** Completes a future with the one answer of a unary call. */
+  private static final class Answer<T> implements StreamObserver<T> {
+    private final CompletableFuture<T> future;
+
+    Answer(CompletableFuture<T> future) {
+      this.future = future;
+    }
+
+    @Override
+    public void onNext(T value) {
+      future.complete(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      future.completeExceptionally(
+          t instanceof StatusRuntimeException ? t : Status.fromThrowable(t).asRuntimeException());
+    }
+
+    @Override
+    public void onCompleted() {
+      if (!future.isDone()) {
+        future.completeExceptionally(
+            Status.INTERNAL.withDescription("the filer sent no answer").asRuntimeException());
+      }
     }
   }
 

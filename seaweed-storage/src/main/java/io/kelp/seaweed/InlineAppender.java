@@ -57,7 +57,8 @@ final class InlineAppender {
     }
     byte[] bytes = ByteBufUtil.getBytes(data);
     String token = newToken();
-    AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
+    AppendAttempts attempts =
+        new AppendAttempts(filer, filer::transactOnce, entries, path, retryFor);
     while (true) {
       Optional<Entry> current = attempts.current();
       if (current.isPresent()) {

@@ -5,6 +5,7 @@ import static io.kelp.seaweed.FilerTransactions.fenced;
 import static io.kelp.seaweed.FilerTransactions.transaction;
 
 import com.google.protobuf.ByteString;
+import io.kelp.engine.store.ConcurrentWrites;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
@@ -154,6 +155,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private static final String CHECK_DIRECTORY = "/kelp";
 
   private final FilerClient filer;
+  private final TransactionBatcher batcher;
   private final VolumeClient volumes;
   private final ByteBufAllocator allocator;
   private final Duration retryFor;
@@ -191,6 +193,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       boolean fsync,
       ByteBufAllocator allocator) {
     this.filer = new FilerClient(filerAddress, retryFor);
+    this.batcher = new TransactionBatcher(filer);
     this.volumes = new VolumeClient(fsync, allocator);
     this.retryFor = retryFor;
     this.uploader = new ChunkUploader(filer, volumes, collection, replication, retryFor);
@@ -343,7 +346,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     long start = System.nanoTime();
     FileChunk stored = uploader.upload(path, data).get(0);
     timings.upload(System.nanoTime() - start, data.readableBytes());
-    AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
+    AppendAttempts attempts = new AppendAttempts(filer, batcher::transact, entries, path, retryFor);
     start = System.nanoTime();
     try {
       while (true) {
@@ -391,7 +394,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private void appendEntry(
       String path, String[] p, List<FileChunk> added, Fence fence, String pending)
       throws IOException {
-    AppendAttempts attempts = new AppendAttempts(filer, entries, path, retryFor);
+    AppendAttempts attempts = new AppendAttempts(filer, batcher::transact, entries, path, retryFor);
     while (true) {
       // The entry our last append left is the one to add to, unless a write intervened: then the
       // transaction's condition fails and the next attempt looks the entry up.
@@ -496,7 +499,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   /** Runs an idempotent transaction, retrying while the filer is unreachable. */
   private void commit(String path, ObjectTransactionRequest request, Fence fence)
       throws IOException {
-    if (filer.transact("write of " + path, request).getErrorCode()
+    if (filer.transact("write of " + path, request, batcher::transact).getErrorCode()
         == FilerError.PRECONDITION_FAILED) {
       throw fenced(path, fence);
     }
@@ -666,6 +669,29 @@ public final class SeaweedObjectStore implements ObjectStore {
   /** {@link #checkVolumes}, returning the id the test chunk had. */
   FileIdPool.FileId checkVolumeChunk() throws IOException {
     return uploader.checkVolumeChunk(CHECK_DIRECTORY);
+  }
+
+  /**
+   * The writers of the engine's group commit cycles: their appends' and puts' filer transactions go
+   * together ({@link TransactionBatcher}).
+   */
+  @Override
+  public ConcurrentWrites concurrentWrites() {
+    return batcher;
+  }
+
+  TransactionBatcher batcher() {
+    return batcher;
+  }
+
+  /** Filer transactions the engine's writers sent. */
+  public long writerTransactions() {
+    return batcher.transactions();
+  }
+
+  /** The requests those transactions went in: fewer when batched together. */
+  public long writerTransactionRequests() {
+    return batcher.requests();
   }
 
   /** Upload and filer-transaction counts and times of appends, for metrics. */

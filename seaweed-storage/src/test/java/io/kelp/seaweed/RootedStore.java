@@ -1,5 +1,6 @@
 package io.kelp.seaweed;
 
+import io.kelp.engine.store.ConcurrentWrites;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
@@ -64,6 +65,16 @@ final class RootedStore implements ObjectStore {
   @Override
   public String describe() {
     return store.describe() + root;
+  }
+
+  @Override
+  public ConcurrentWrites concurrentWrites() {
+    return store.concurrentWrites();
+  }
+
+  @Override
+  public long maxAppendsPerObject() {
+    return store.maxAppendsPerObject();
   }
 
   @Override

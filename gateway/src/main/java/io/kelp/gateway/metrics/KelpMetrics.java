@@ -1,6 +1,7 @@
 package io.kelp.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -59,6 +60,12 @@ public final class KelpMetrics {
         .description("Time the store spends writing, by stage")
         .tag("stage", stage)
         .register(registry);
+  }
+
+  /** A counter of the store's that {@code value} reads from {@code source}. */
+  public <T> void storeCounter(
+      String name, String description, T source, ToDoubleFunction<T> value) {
+    FunctionCounter.builder(name, source, value).description(description).register(registry);
   }
 
   /** Counts one request of {@code apiName} that took {@code nanos} to complete. */

@@ -114,6 +114,16 @@ public final class Broker implements AutoCloseable {
         WriteTimings t = seaweed.timings();
         metrics.storeStage("upload", t, WriteTimings::uploads, WriteTimings::uploadNanos);
         metrics.storeStage("commit", t, WriteTimings::commits, WriteTimings::commitNanos);
+        metrics.storeCounter(
+            "kelp.store.filer.transactions",
+            "Filer transactions of the group commit's writers",
+            seaweed,
+            SeaweedObjectStore::writerTransactions);
+        metrics.storeCounter(
+            "kelp.store.filer.transaction.requests",
+            "Filer requests those transactions went in, several to a request when batched",
+            seaweed,
+            SeaweedObjectStore::writerTransactionRequests);
       }
       BrokerServices services =
           new BrokerServices(

@@ -1,5 +1,6 @@
 package io.kelp.engine.log;
 
+import io.kelp.engine.store.ConcurrentWrites;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * lately kept unflushed at once (see {@link PendingQueue#gatherDue}): a producer's requests held
  * back by the previous write are then written together once its answers let them go. A partition
  * whose flush failed is retried after a growing delay without holding up the others.
+ *
+ * <p>The store hears of each cycle's writers ({@link ConcurrentWrites}), so that it can send their
+ * round trips together.
  */
 final class GroupCommitFlusher {
   private static final Logger log = LoggerFactory.getLogger(GroupCommitFlusher.class);
@@ -57,6 +61,8 @@ final class GroupCommitFlusher {
 
   private final MemoryBudget memory;
   private final Executor io;
+  private final int ioThreads;
+  private final ConcurrentWrites writes;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
@@ -74,12 +80,15 @@ final class GroupCommitFlusher {
   private volatile boolean stopping;
   private volatile boolean halted;
 
-  GroupCommitFlusher(EngineConfig config, MemoryBudget memory, Executor io) {
+  GroupCommitFlusher(
+      EngineConfig config, MemoryBudget memory, Executor io, ConcurrentWrites writes) {
     this.maxDelayNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushMaxDelayMs()));
     this.maxBytes = config.flushMaxBytes();
     this.gatherNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushGatherMs()));
     this.memory = memory;
     this.io = io;
+    this.ioThreads = Math.max(1, config.ioThreads());
+    this.writes = writes;
     this.thread = new Thread(this::run, "kelp-flusher");
     this.thread.setDaemon(true);
   }
@@ -152,8 +161,10 @@ final class GroupCommitFlusher {
 
   private void flushAll(List<SegmentLog> cycle) throws InterruptedException {
     List<CompletableFuture<SegmentLog.FlushOutcome>> futures = new ArrayList<>(cycle.size());
+    // As many writers start at once as there are io threads for them.
+    writes.expect(Math.min(cycle.size(), ioThreads));
     for (SegmentLog l : cycle) {
-      futures.add(CompletableFuture.supplyAsync(() -> flushOne(l), io));
+      futures.add(CompletableFuture.supplyAsync(() -> flushAsWriter(l), io));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STALL_MS);
     for (int i = 0; i < cycle.size(); i++) {
@@ -196,6 +207,16 @@ final class GroupCommitFlusher {
             lock.unlock();
           }
         });
+  }
+
+  /** {@link #flushOne}, told to the store as one of the writers running at once. */
+  private SegmentLog.FlushOutcome flushAsWriter(SegmentLog l) {
+    writes.started();
+    try {
+      return flushOne(l);
+    } finally {
+      writes.done();
+    }
   }
 
   private SegmentLog.FlushOutcome flushOne(SegmentLog l) {

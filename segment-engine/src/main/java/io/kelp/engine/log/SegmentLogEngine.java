@@ -47,7 +47,7 @@ final class SegmentLogEngine implements LogEngine {
     this.io = Executors.newFixedThreadPool(Math.max(1, config.ioThreads()), threads("kelp-io"));
     this.maintenance = Executors.newSingleThreadScheduledExecutor(threads("kelp-log-maintenance"));
     MemoryBudget memory = new MemoryBudget(config.memoryMaxBytes(), io);
-    this.flusher = new GroupCommitFlusher(config, memory, io);
+    this.flusher = new GroupCommitFlusher(config, memory, io, store.concurrentWrites());
     this.ctx =
         new EngineContext(
             store,

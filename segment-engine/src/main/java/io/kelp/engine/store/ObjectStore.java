@@ -68,6 +68,14 @@ public interface ObjectStore extends Closeable {
   }
 
   /**
+   * Where the engine reports writers that run at once, so that the store can share their round
+   * trips. By default nothing is shared.
+   */
+  default ConcurrentWrites concurrentWrites() {
+    return ConcurrentWrites.NONE;
+  }
+
+  /**
    * A short description for log lines, e.g. {@code local:./data} or {@code seaweedfs:host:8888}.
    */
   String describe();

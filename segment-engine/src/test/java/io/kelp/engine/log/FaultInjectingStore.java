@@ -1,5 +1,6 @@
 package io.kelp.engine.log;
 
+import io.kelp.engine.store.ConcurrentWrites;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
@@ -7,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,8 +36,43 @@ final class FaultInjectingStore implements ObjectStore {
   private final AtomicInteger readsNow = new AtomicInteger();
   final AtomicInteger mostReadsAtOnce = new AtomicInteger();
 
+  /** Writer counts the engine announced ({@link ConcurrentWrites#expect}), in order. */
+  final List<Integer> expectedWriters = new CopyOnWriteArrayList<>();
+
+  /** Appends made on a thread that was not inside a writer's started..done. */
+  final AtomicInteger appendsOutsideWriters = new AtomicInteger();
+
+  private final ThreadLocal<boolean[]> inWriter = ThreadLocal.withInitial(() -> new boolean[1]);
+
+  /** Records what the engine says of its writers, and passes it on. */
+  private final ConcurrentWrites writes =
+      new ConcurrentWrites() {
+        @Override
+        public void expect(int writers) {
+          expectedWriters.add(writers);
+          inner.concurrentWrites().expect(writers);
+        }
+
+        @Override
+        public void started() {
+          inWriter.get()[0] = true;
+          inner.concurrentWrites().started();
+        }
+
+        @Override
+        public void done() {
+          inWriter.get()[0] = false;
+          inner.concurrentWrites().done();
+        }
+      };
+
   FaultInjectingStore(ObjectStore inner) {
     this.inner = inner;
+  }
+
+  @Override
+  public ConcurrentWrites concurrentWrites() {
+    return writes;
   }
 
   /** What {@link #maxAppendsPerObject()} answers from now on. */
@@ -110,6 +147,9 @@ final class FaultInjectingStore implements ObjectStore {
   @Override
   public void append(String path, ByteBuf data, Fence fence) throws IOException {
     check();
+    if (!inWriter.get()[0]) {
+      appendsOutsideWriters.incrementAndGet();
+    }
     String prefix = gatedPrefix;
     CountDownLatch pg = prefixGate;
     if (prefix != null && pg != null && path.startsWith(prefix)) {

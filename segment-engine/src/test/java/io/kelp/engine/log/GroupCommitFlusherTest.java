@@ -32,6 +32,37 @@ class GroupCommitFlusherTest extends LogTestSupport {
     assertEquals(21, readAll(log).size());
   }
 
+  /**
+   * The store hears of each cycle's writers, so that it can send their round trips together: as
+   * many as the cycle has partitions, up to the io threads, and every append runs inside one.
+   */
+  @Test
+  void theStoreIsToldOfTheWritersOfEachCycle() throws Exception {
+    // A cycle starts 200 ms after its first append, so that b and c share one.
+    long delayMs = 200;
+    engineConfig = quietConfig(delayMs, 4L << 20, 64 << 20, 1 << 20, 2);
+    startEngine();
+    PartitionLog a = openTopic("a");
+    PartitionLog b = openTopic("b");
+    PartitionLog c = openTopic("c");
+    store.closeGate();
+    AppendResult first = append(a, Batches.batch("a", 1, 1000));
+    // a's write hangs at the gate, and after STALL_MS its cycle ends without it
+    Thread.sleep(delayMs + GroupCommitFlusher.STALL_MS * 3);
+    AppendResult second = append(b, Batches.batch("b", 1, 1000));
+    AppendResult third = append(c, Batches.batch("c", 1, 1000));
+    Thread.sleep(delayMs + GroupCommitFlusher.STALL_MS * 3);
+    store.openGate();
+    for (AppendResult r : List.of(first, second, third)) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    assertEquals(List.of(1, 2), store.expectedWriters.subList(0, 2), "a alone, then b and c");
+    for (int n : store.expectedWriters) {
+      assertTrue(n >= 1 && n <= 2, "never more writers than io threads: " + store.expectedWriters);
+    }
+    assertEquals(0, store.appendsOutsideWriters.get(), "appends outside a writer");
+  }
+
   @Test
   void onePartitionsFailingStoreDoesNotHoldUpTheOthers() throws Exception {
     startEngine();
