@@ -72,11 +72,13 @@ import org.slf4j.LoggerFactory;
  * partition and read the object meanwhile may have left the chunk out, and an append that returned
  * must never be left out. When a method returns, the chunk is in its volume server's file (and
  * fsync'd, if asked for) and the entry is stored by the filer. File ids are assigned ahead, per
- * directory ({@link FileIdPool}), so an append does not wait for the master. Puts of up to {@value
- * #INLINE_LIMIT} bytes are stored inline in the entry; larger ones as chunks. Either way the entry
- * is replaced in one filer write, so a put is atomic. Small unfenced appends (a consumer group's
- * log) are kept in the entry's content, in one transaction and without an upload, while it stays
- * within that limit ({@link InlineAppender}).
+ * directory ({@link FileIdPool}), so an append does not wait for the master. The transactions of
+ * the writers of one group-commit cycle (the engine reports them through {@link #concurrentWrites})
+ * go to the filer in one batch ({@link TransactionBatcher}). Puts of up to {@value #INLINE_LIMIT}
+ * bytes are stored inline in the entry; larger ones as chunks. Either way the entry is replaced in
+ * one filer write, so a put is atomic. Small unfenced appends (a consumer group's log) are kept in
+ * the entry's content, in one transaction and without an upload, while it stays within that limit
+ * ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id

@@ -212,16 +212,27 @@ final class TransactionBatcher implements ConcurrentWrites {
   private void sendAlone(Held h) {
     requests.incrementAndGet();
     transactions.incrementAndGet();
-    filer
-        .transactAsync(h.request())
-        .whenComplete(
-            (response, error) -> {
-              if (error != null) {
-                h.answer().completeExceptionally(error);
-              } else {
-                h.answer().complete(response);
-              }
-            });
+    try {
+      filer
+          .transactAsync(h.request())
+          .whenComplete(
+              (response, error) -> {
+                if (error != null) {
+                  h.answer().completeExceptionally(error);
+                } else {
+                  h.answer().complete(response);
+                }
+              });
+    } catch (RuntimeException e) {
+      // Whoever waits for this answer must not wait forever.
+      h.answer().completeExceptionally(unsent(e));
+    }
+  }
+
+  private static StatusRuntimeException unsent(RuntimeException e) {
+    return e instanceof StatusRuntimeException s
+        ? s
+        : Status.UNAVAILABLE.withDescription("not sent: " + e).withCause(e).asRuntimeException();
   }
 
   private void sendBatch(List<Held> batch) {
@@ -231,9 +242,14 @@ final class TransactionBatcher implements ConcurrentWrites {
     for (Held h : batch) {
       request.addTransactions(h.request());
     }
-    filer
-        .transactBatchAsync(request.build())
-        .whenComplete((response, error) -> answer(batch, response, error));
+    try {
+      filer
+          .transactBatchAsync(request.build())
+          .whenComplete((response, error) -> answer(batch, response, error));
+    } catch (RuntimeException e) {
+      StatusRuntimeException error = unsent(e);
+      batch.forEach(h -> h.answer().completeExceptionally(error));
+    }
   }
 
   private void answer(List<Held> batch, ObjectTransactionBatchResponse response, Throwable error) {
