@@ -58,7 +58,7 @@ final class AppendAttempts {
     if (ours) {
       current = known;
     } else {
-      String[] p = SeaweedObjectStore.split(path);
+      String[] p = Entries.split(path);
       current = filer.lookup(p[0], p[1]);
     }
     known = Optional.empty();

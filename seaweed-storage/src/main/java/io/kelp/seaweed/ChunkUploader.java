@@ -73,7 +73,7 @@ final class ChunkUploader implements AutoCloseable {
 
   /** A file id for a chunk of {@code path}, to upload to with {@link #uploadOnce}. */
   FileIdPool.FileId reserve(String path) throws IOException {
-    return fileIds.take(SeaweedObjectStore.split(path)[0]);
+    return fileIds.take(Entries.split(path)[0]);
   }
 
   /** One upload of {@code bytes} to {@code id}, without retries. */
@@ -101,9 +101,7 @@ final class ChunkUploader implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       // After a failed upload, a fresh assignment: the ready one may be what failed.
       FileIdPool.FileId assigned =
-          first
-              ? fileIds.take(SeaweedObjectStore.split(path)[0])
-              : FileIdPool.FileId.of(assign(path, 1), 0);
+          first ? fileIds.take(Entries.split(path)[0]) : FileIdPool.FileId.of(assign(path, 1), 0);
       first = false;
       try {
         volumes.upload(assigned.url(), assigned.uploadId(), assigned.auth(), bytes);

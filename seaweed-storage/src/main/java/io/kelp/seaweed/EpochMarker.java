@@ -45,7 +45,7 @@ final class EpochMarker {
         .setName(FILE)
         .setContent(ByteString.copyFrom(content))
         .setAttributes(
-            SeaweedObjectStore.newAttributes(now).toBuilder()
+            Entries.newAttributes(now).toBuilder()
                 .setFileSize(content.length)
                 .setMd5(ByteString.copyFrom(HexFormat.of().parseHex(tag))))
         .putExtended(ETAG_KEY, ByteString.copyFromUtf8(tag))
@@ -101,7 +101,7 @@ final class EpochMarker {
    */
   static long claim(FilerClient filer, String directory, long epoch, String writer)
       throws IOException {
-    String[] p = SeaweedObjectStore.split(FilerClient.join(directory, FILE));
+    String[] p = Entries.split(FilerClient.join(directory, FILE));
     String marker = FilerClient.join(p[0], p[1]);
     while (true) {
       Optional<Entry> current = filer.lookup(p[0], p[1]);

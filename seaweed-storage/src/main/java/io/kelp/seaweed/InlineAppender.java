@@ -104,7 +104,7 @@ final class InlineAppender {
     Entry.Builder next =
         current.isPresent()
             ? current.get().toBuilder()
-            : Entry.newBuilder().setName(name).setAttributes(SeaweedObjectStore.newAttributes(now));
+            : Entry.newBuilder().setName(name).setAttributes(Entries.newAttributes(now));
     ByteString content = next.getContent().concat(ByteString.copyFrom(bytes));
     String tokens = tokens(next.getExtendedMap().get(TOKENS_KEY)) + token;
     int keep = TOKENS_KEPT * TOKEN_CHARS;

@@ -1,5 +1,12 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.Entries.chunkIndex;
+import static io.kelp.seaweed.Entries.hasChunk;
+import static io.kelp.seaweed.Entries.info;
+import static io.kelp.seaweed.Entries.newAttributes;
+import static io.kelp.seaweed.Entries.size;
+import static io.kelp.seaweed.Entries.sortedChunks;
+import static io.kelp.seaweed.Entries.split;
 import static io.kelp.seaweed.FilerTransactions.chunksEqual;
 import static io.kelp.seaweed.FilerTransactions.fenced;
 import static io.kelp.seaweed.FilerTransactions.transaction;
@@ -13,7 +20,6 @@ import io.kelp.engine.store.ObjectStore;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
-import io.kelp.seaweed.filer.FilerProto.FuseAttributes;
 import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.WriteCondition;
@@ -380,15 +386,6 @@ public final class SeaweedObjectStore implements ObjectStore {
     }
   }
 
-  private static int chunkIndex(Entry entry, FileChunk chunk) {
-    for (int i = 0; i < entry.getChunksCount(); i++) {
-      if (entry.getChunks(i).getFileId().equals(chunk.getFileId())) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
   /**
    * Adds {@code added} to the entry; {@code pending} names the one whose upload runs alongside the
    * transaction, recorded in the entry, or is null when every added chunk is stored already.
@@ -548,7 +545,7 @@ public final class SeaweedObjectStore implements ObjectStore {
       return Optional.of(new ObjectInfo("", true, 0));
     }
     String[] p = split(path);
-    return filer.lookup(p[0], p[1]).map(SeaweedObjectStore::info);
+    return filer.lookup(p[0], p[1]).map(Entries::info);
   }
 
   @Override
@@ -596,51 +593,6 @@ public final class SeaweedObjectStore implements ObjectStore {
   private static String pendingChunk(Entry entry) {
     ByteString pending = entry.getExtendedMap().get(PENDING_CHUNK_KEY);
     return pending == null ? null : pending.toStringUtf8();
-  }
-
-  private static boolean hasChunk(Entry entry, FileChunk chunk) {
-    for (FileChunk c : entry.getChunksList()) {
-      if (c.getFileId().equals(chunk.getFileId())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static List<FileChunk> sortedChunks(Entry entry) {
-    List<FileChunk> chunks = new ArrayList<>(entry.getChunksList());
-    chunks.sort(Comparator.comparingLong(FileChunk::getOffset));
-    return chunks;
-  }
-
-  /** The size as the filer computes it: the largest of the recorded size, chunks and content. */
-  static long size(Entry entry) {
-    long size = Math.max(entry.getAttributes().getFileSize(), entry.getContent().size());
-    for (FileChunk c : entry.getChunksList()) {
-      size = Math.max(size, c.getOffset() + c.getSize());
-    }
-    return size;
-  }
-
-  private static ObjectInfo info(Entry e) {
-    return new ObjectInfo(e.getName(), e.getIsDirectory(), e.getIsDirectory() ? 0 : size(e));
-  }
-
-  static FuseAttributes newAttributes(long nowSeconds) {
-    return FuseAttributes.newBuilder()
-        .setCrtime(nowSeconds)
-        .setMtime(nowSeconds)
-        .setFileMode(0644)
-        .build();
-  }
-
-  /** {parent directory, name} of an absolute path; the root's parent is "/". */
-  static String[] split(String path) {
-    if (!path.startsWith("/") || path.length() < 2 || path.endsWith("/")) {
-      throw new IllegalArgumentException("store paths are absolute, without a trailing /: " + path);
-    }
-    int slash = path.lastIndexOf('/');
-    return new String[] {slash == 0 ? "/" : path.substring(0, slash), path.substring(slash + 1)};
   }
 
   @Override

@@ -113,21 +113,31 @@ class SeaweedTransactionBatchTest {
     void run() throws Exception;
   }
 
+  /**
+   * Appends "second i;" to each partition i, each from a writer of its own, all announced at once
+   * as a group commit cycle announces them.
+   */
+  private List<CompletableFuture<Void>> appendSecondsAtOnce(
+      SeaweedObjectStore store, List<Fence> fences) {
+    ConcurrentWrites writes = store.concurrentWrites();
+    writes.expect(fences.size());
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    for (int i = 0; i < fences.size(); i++) {
+      Fence fence = fences.get(i);
+      String text = "second " + i + ";";
+      done.add(
+          writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes(text), fence)));
+    }
+    return done;
+  }
+
   @Test
   void appendsOfSixWritersRunningAtOnceGoInOneRequestAndEachLandsInItsObject() throws Exception {
     SeaweedObjectStore store = store(Duration.ofSeconds(30));
     List<Fence> fences = partitions(store, 6);
     long requests = store.writerTransactionRequests();
     long transactions = store.writerTransactions();
-    ConcurrentWrites writes = store.concurrentWrites();
-    writes.expect(6);
-    List<CompletableFuture<Void>> done = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      Fence fence = fences.get(i);
-      String text = "second " + i + ";";
-      done.add(
-          writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes(text), fence)));
-    }
+    List<CompletableFuture<Void>> done = appendSecondsAtOnce(store, fences);
     CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
     assertEquals(6, store.writerTransactions() - transactions);
     assertEquals(1, store.writerTransactionRequests() - requests, "one request for all six");
@@ -144,15 +154,7 @@ class SeaweedTransactionBatchTest {
     // Another broker takes partition 1 over.
     store(Duration.ofSeconds(30)).claim(fences.get(1).directory(), 2);
     long requests = store.writerTransactionRequests();
-    ConcurrentWrites writes = store.concurrentWrites();
-    writes.expect(3);
-    List<CompletableFuture<Void>> done = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      Fence fence = fences.get(i);
-      String text = "second " + i + ";";
-      done.add(
-          writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes(text), fence)));
-    }
+    List<CompletableFuture<Void>> done = appendSecondsAtOnce(store, fences);
     for (int i = 0; i < 3; i++) {
       Throwable failure = null;
       try {
