@@ -4,7 +4,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.CreateEntryRequest;
@@ -25,7 +24,6 @@ import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionResponse;
 import io.kelp.seaweed.filer.SeaweedFilerGrpc;
 import io.kelp.seaweed.filer.SeaweedFilerGrpc.SeaweedFilerBlockingStub;
-import io.kelp.seaweed.filer.SeaweedFilerGrpc.SeaweedFilerStub;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -35,7 +33,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -55,13 +52,18 @@ final class FilerClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FilerClient.class);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
   private static final int PAGE = 1024;
+  private static final int MAX_MESSAGE_BYTES = 64 << 20;
+  private static final String TRANSACTION =
+      "/" + SeaweedFilerGrpc.getObjectTransactionMethod().getFullMethodName();
+  private static final String TRANSACTION_BATCH =
+      "/" + SeaweedFilerGrpc.getObjectTransactionBatchMethod().getFullMethodName();
   private static final int VOLUME_CACHE_SIZE = 4096;
 
   private final String address;
   private final int grpcPort;
   private final ManagedChannel channel;
   private final SeaweedFilerBlockingStub stub;
-  private final SeaweedFilerStub asyncStub;
+  private final BlockingGrpc transactions;
   private final Duration retryFor;
   private final Map<String, List<String>> volumeUrls =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -85,13 +87,13 @@ final class FilerClient implements AutoCloseable {
     channel =
         NettyChannelBuilder.forAddress(parsed.host(), parsed.grpcPort())
             .usePlaintext()
-            .maxInboundMessageSize(64 << 20)
+            .maxInboundMessageSize(MAX_MESSAGE_BYTES)
             .keepAliveTime(30, TimeUnit.SECONDS)
             .build();
     stub = SeaweedFilerGrpc.newBlockingStub(channel);
-    // Answers to calls made without waiting are handled on the network thread that read them:
-    // completing a future is all there is to do.
-    asyncStub = SeaweedFilerGrpc.newStub(channel).withExecutor(Runnable::run);
+    transactions =
+        new BlockingGrpc(
+            parsed.host(), parsed.grpcPort(), (int) CALL_TIMEOUT.toMillis(), MAX_MESSAGE_BYTES);
   }
 
   String address() {
@@ -332,67 +334,24 @@ final class FilerClient implements AutoCloseable {
 
   /**
    * One attempt of several independent transactions in one round trip; the answers come in the
-   * order of the requests. The caller decides whether a retry is safe.
+   * order of the requests. The caller decides whether a retry is safe. Sent on the caller's thread
+   * over the transactions' own connections ({@link BlockingGrpc}).
    */
   ObjectTransactionBatchResponse transactBatchOnce(ObjectTransactionBatchRequest request) {
-    return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .objectTransactionBatch(request);
+    return transactions.call(
+        TRANSACTION_BATCH,
+        request,
+        ObjectTransactionBatchResponse.parser(),
+        CALL_TIMEOUT.toMillis());
   }
 
   /**
-   * {@link #transactBatchOnce} without waiting: the future completes on gRPC's network thread,
-   * exceptionally with a {@link StatusRuntimeException} if the request failed as a whole.
+   * One attempt of a transaction; the caller decides whether a retry is safe. Sent as {@link
+   * #transactBatchOnce} is.
    */
-  CompletableFuture<ObjectTransactionBatchResponse> transactBatchAsync(
-      ObjectTransactionBatchRequest request) {
-    CompletableFuture<ObjectTransactionBatchResponse> answer = new CompletableFuture<>();
-    asyncStub
-        .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .objectTransactionBatch(request, new Answer<>(answer));
-    return answer;
-  }
-
-  /** {@link #transactOnce} without waiting, as {@link #transactBatchAsync}. */
-  CompletableFuture<ObjectTransactionResponse> transactAsync(ObjectTransactionRequest request) {
-    CompletableFuture<ObjectTransactionResponse> answer = new CompletableFuture<>();
-    asyncStub
-        .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .objectTransaction(request, new Answer<>(answer));
-    return answer;
-  }
-
-  /** Completes a future with the one answer of a unary call. */
-  private static final class Answer<T> implements StreamObserver<T> {
-    private final CompletableFuture<T> future;
-
-    Answer(CompletableFuture<T> future) {
-      this.future = future;
-    }
-
-    @Override
-    public void onNext(T value) {
-      future.complete(value);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      future.completeExceptionally(
-          t instanceof StatusRuntimeException ? t : Status.fromThrowable(t).asRuntimeException());
-    }
-
-    @Override
-    public void onCompleted() {
-      if (!future.isDone()) {
-        future.completeExceptionally(
-            Status.INTERNAL.withDescription("the filer sent no answer").asRuntimeException());
-      }
-    }
-  }
-
-  /** One attempt of a transaction; the caller decides whether a retry is safe. */
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
-    return stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .objectTransaction(request);
+    return transactions.call(
+        TRANSACTION, request, ObjectTransactionResponse.parser(), CALL_TIMEOUT.toMillis());
   }
 
   AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {
@@ -461,6 +420,7 @@ final class FilerClient implements AutoCloseable {
 
   @Override
   public void close() {
+    transactions.close();
     channel.shutdown();
     try {
       if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {

@@ -22,16 +22,17 @@ import org.slf4j.LoggerFactory;
  * Sends the filer transactions of writers that run at once in one {@code ObjectTransactionBatch}
  * request. A group commit cycle flushes several partitions in parallel, and each partition's append
  * ends in a transaction on its own object; sent one by one, each costs the broker and the filer a
- * gRPC call of its own (measured: about 90 µs of broker CPU and 145 µs of filer CPU each, against
- * 37 µs and 128 µs when six go in one request).
+ * gRPC call of its own (measured through grpc-java: about 90 µs of broker CPU and 145 µs of filer
+ * CPU each, against 37 µs and 128 µs when six go in one request).
  *
  * <p>The engine tells this class of its writers ({@link ConcurrentWrites}). A transaction sent on a
  * writer's thread waits until every writer this class knows of is waiting too, on a transaction
  * held here or on one already sent, and then all the held ones go in one request; the last writer
- * to arrive (or to finish without a transaction) sends it. A writer waits at most {@link
- * #LINGER_NANOS} for the others, so one that is slow for another reason (an upload retrying, a
- * lookup) delays the rest by that much at most. A lone writer's transaction goes at once, as does
- * any transaction sent from a thread that is not a writer.
+ * to arrive (or to finish without a transaction) sends it on its own thread and hands each waiting
+ * writer its answer. A writer waits at most {@link #LINGER_NANOS} for the others, so one that is
+ * slow for another reason (an upload retrying, a lookup) delays the rest by that much at most. A
+ * lone writer's transaction goes at once, as does any transaction sent from a thread that is not a
+ * writer.
  *
  * <p>The filer applies the transactions of a batch one after another, each under its own lock and
  * condition, and answers each on its own, so one writer's failed fence does not fail the others. A
@@ -194,7 +195,10 @@ final class TransactionBatcher implements ConcurrentWrites {
     return taken;
   }
 
-  /** Sends {@code ready} (if any) without waiting: in requests of up to {@link #MAX_BATCH}. */
+  /**
+   * Sends {@code ready} (if any), in requests of up to {@link #MAX_BATCH}, on this thread: the
+   * writers it holds wait for these answers as this one does.
+   */
   private void send(List<Held> ready) {
     if (ready == null) {
       return;
@@ -213,18 +217,8 @@ final class TransactionBatcher implements ConcurrentWrites {
     requests.incrementAndGet();
     transactions.incrementAndGet();
     try {
-      filer
-          .transactAsync(h.request())
-          .whenComplete(
-              (response, error) -> {
-                if (error != null) {
-                  h.answer().completeExceptionally(error);
-                } else {
-                  h.answer().complete(response);
-                }
-              });
+      h.answer().complete(filer.transactOnce(h.request()));
     } catch (RuntimeException e) {
-      // Whoever waits for this answer must not wait forever.
       h.answer().completeExceptionally(unsent(e));
     }
   }
@@ -242,14 +236,14 @@ final class TransactionBatcher implements ConcurrentWrites {
     for (Held h : batch) {
       request.addTransactions(h.request());
     }
+    ObjectTransactionBatchResponse response;
     try {
-      filer
-          .transactBatchAsync(request.build())
-          .whenComplete((response, error) -> answer(batch, response, error));
+      response = filer.transactBatchOnce(request.build());
     } catch (RuntimeException e) {
-      StatusRuntimeException error = unsent(e);
-      batch.forEach(h -> h.answer().completeExceptionally(error));
+      answer(batch, null, unsent(e));
+      return;
     }
+    answer(batch, response, null);
   }
 
   private void answer(List<Held> batch, ObjectTransactionBatchResponse response, Throwable error) {
