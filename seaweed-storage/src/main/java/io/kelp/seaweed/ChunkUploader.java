@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ChunkUploader implements AutoCloseable {
   /** File ids per assignment made ahead: one master round trip per this many uploads. */
-  private static final int ASSIGN_BATCH = 16;
+  private static final int ASSIGN_BATCH = 64;
 
   private static final Logger log = LoggerFactory.getLogger(ChunkUploader.class);
 

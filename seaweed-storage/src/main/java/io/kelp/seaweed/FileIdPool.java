@@ -3,13 +3,16 @@ package io.kelp.seaweed;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +77,13 @@ final class FileIdPool implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
+
+  /** Directories whose top-up is queued or running. Guarded by {@link #ready}. */
+  private final Set<String> refilling = new HashSet<>();
+
+  private final AtomicLong refills = new AtomicLong();
+  private final AtomicLong toppedUp = new AtomicLong();
+
   private final Map<String, ArrayDeque<Batch>> ready =
       new LinkedHashMap<>(64, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -99,6 +109,7 @@ final class FileIdPool implements AutoCloseable {
    */
   FileId take(String directory) throws IOException {
     FileId found = null;
+    boolean refill;
     synchronized (ready) {
       ArrayDeque<Batch> q = ready.computeIfAbsent(directory, d -> new ArrayDeque<>());
       long now = System.nanoTime();
@@ -110,16 +121,44 @@ final class FileIdPool implements AutoCloseable {
         }
         found = FileId.of(b.response, b.next++);
       }
+      // the background thread is woken only when the supply runs low, once per top-up
+      refill = left(q) * 2 <= batchSize && refilling.add(directory);
     }
-    refill(directory);
+    if (refill) {
+      refill(directory);
+    }
     return found != null ? found : FileId.of(assigner.assign(directory, 1), 0);
   }
 
+  /** Top-ups handed to the background thread so far, for tests. */
+  long refills() {
+    return refills.get();
+  }
+
+  /** Top-ups the background thread has ended, for tests. */
+  long toppedUp() {
+    return toppedUp.get();
+  }
+
   private void refill(String directory) {
+    refills.incrementAndGet();
     try {
-      background.execute(() -> topUp(directory));
+      background.execute(
+          () -> {
+            try {
+              topUp(directory);
+            } finally {
+              synchronized (ready) {
+                refilling.remove(directory);
+              }
+              toppedUp.incrementAndGet();
+            }
+          });
     } catch (RejectedExecutionException closed) {
       // closing: nothing more to prepare
+      synchronized (ready) {
+        refilling.remove(directory);
+      }
     }
   }
 

@@ -2,7 +2,14 @@ package io.kelp.seaweed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
+import io.kelp.seaweed.filer.FilerProto.Location;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FileIdPoolTest {
@@ -21,5 +28,43 @@ class FileIdPoolTest {
   void malformedIdsAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> FileIdPool.withDelta("nocomma", 1));
     assertThrows(IllegalArgumentException.class, () -> FileIdPool.withDelta("3,abcdef01", 1));
+  }
+
+  /**
+   * Ids come from assignments made ahead, and the background thread is woken only when a
+   * directory's supply runs low, not once per id.
+   */
+  @Test
+  void idsComeFromAssignmentsAheadAndTheBackgroundWakesOnlyWhenLow() throws Exception {
+    AtomicInteger assigns = new AtomicInteger();
+    AtomicInteger ids = new AtomicInteger();
+    FileIdPool.Assigner assigner =
+        (directory, count) -> {
+          assigns.incrementAndGet();
+          int first = ids.getAndAdd(count) + 1;
+          return AssignVolumeResponse.newBuilder()
+              .setFileId("3," + Integer.toHexString(first) + "0abcdef0")
+              .setCount(count)
+              .setLocation(Location.newBuilder().setUrl("127.0.0.1:1"))
+              .build();
+        };
+    try (FileIdPool pool = new FileIdPool(assigner, 64)) {
+      Set<String> taken = new HashSet<>();
+      taken.add(pool.take("/d").fileId()); // the first id is assigned on the spot
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (assigns.get() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      for (int i = 0; i < 300; i++) {
+        taken.add(pool.take("/d").fileId());
+        while (pool.refills() > pool.toppedUp() && System.nanoTime() < deadline) {
+          Thread.sleep(1); // the top-up this take asked for ends before the next take
+        }
+      }
+      assertEquals(301, taken.size(), "every id is new");
+      // 300 ids from batches of 64, topped up at half: about 300 / 32 top-ups, not 300
+      assertTrue(pool.refills() <= 12, "refills " + pool.refills());
+      assertTrue(assigns.get() <= 12, "assignments " + assigns.get());
+    }
   }
 }
