@@ -1,5 +1,31 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.Http2Wire.ACK;
+import static io.kelp.seaweed.Http2Wire.CONTINUATION;
+import static io.kelp.seaweed.Http2Wire.DATA;
+import static io.kelp.seaweed.Http2Wire.END_HEADERS;
+import static io.kelp.seaweed.Http2Wire.END_STREAM;
+import static io.kelp.seaweed.Http2Wire.GOAWAY;
+import static io.kelp.seaweed.Http2Wire.HEADERS;
+import static io.kelp.seaweed.Http2Wire.PADDED;
+import static io.kelp.seaweed.Http2Wire.PING;
+import static io.kelp.seaweed.Http2Wire.PREFACE;
+import static io.kelp.seaweed.Http2Wire.PRIORITY;
+import static io.kelp.seaweed.Http2Wire.PUSH_PROMISE;
+import static io.kelp.seaweed.Http2Wire.RST_STREAM;
+import static io.kelp.seaweed.Http2Wire.SETTINGS;
+import static io.kelp.seaweed.Http2Wire.SETTINGS_ENABLE_PUSH;
+import static io.kelp.seaweed.Http2Wire.SETTINGS_HEADER_TABLE_SIZE;
+import static io.kelp.seaweed.Http2Wire.SETTINGS_INITIAL_WINDOW_SIZE;
+import static io.kelp.seaweed.Http2Wire.SETTINGS_MAX_FRAME_SIZE;
+import static io.kelp.seaweed.Http2Wire.WINDOW_UPDATE;
+import static io.kelp.seaweed.Http2Wire.frame;
+import static io.kelp.seaweed.Http2Wire.httpStatus;
+import static io.kelp.seaweed.Http2Wire.int31;
+import static io.kelp.seaweed.Http2Wire.literal;
+import static io.kelp.seaweed.Http2Wire.putSetting;
+import static io.kelp.seaweed.Http2Wire.readInt;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
@@ -45,30 +71,6 @@ import org.slf4j.LoggerFactory;
  */
 final class BlockingGrpc implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BlockingGrpc.class);
-
-  private static final byte[] PREFACE =
-      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-
-  private static final int DATA = 0;
-  private static final int HEADERS = 1;
-  private static final int RST_STREAM = 3;
-  private static final int SETTINGS = 4;
-  private static final int PUSH_PROMISE = 5;
-  private static final int PING = 6;
-  private static final int GOAWAY = 7;
-  private static final int WINDOW_UPDATE = 8;
-  private static final int CONTINUATION = 9;
-
-  private static final int END_STREAM = 0x1;
-  private static final int ACK = 0x1;
-  private static final int END_HEADERS = 0x4;
-  private static final int PADDED = 0x8;
-  private static final int PRIORITY = 0x20;
-
-  private static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
-  private static final int SETTINGS_ENABLE_PUSH = 0x2;
-  private static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
-  private static final int SETTINGS_MAX_FRAME_SIZE = 0x5;
 
   /** The default window and frame size of HTTP/2, until the server's settings say otherwise. */
   private static final int DEFAULT_WINDOW = 65_535;
@@ -661,79 +663,5 @@ final class BlockingGrpc implements AutoCloseable {
         log.debug("closing the connection to {}", authority, e);
       }
     }
-  }
-
-  private static Status httpStatus(String http) {
-    // gRPC's mapping of HTTP statuses without a gRPC status
-    Status.Code code =
-        switch (http) {
-          case "400" -> Status.Code.INTERNAL;
-          case "401" -> Status.Code.UNAUTHENTICATED;
-          case "403" -> Status.Code.PERMISSION_DENIED;
-          case "404" -> Status.Code.UNIMPLEMENTED;
-          case "429", "502", "503", "504" -> Status.Code.UNAVAILABLE;
-          default -> Status.Code.UNKNOWN;
-        };
-    return Status.fromCode(code).withDescription("HTTP status " + http);
-  }
-
-  private static void frame(
-      ByteArrayOutputStream o, int type, int flags, int stream, byte[] b, int off, int len) {
-    o.write(len >>> 16);
-    o.write(len >>> 8);
-    o.write(len);
-    o.write(type);
-    o.write(flags);
-    o.write((stream >>> 24) & 0x7f);
-    o.write(stream >>> 16);
-    o.write(stream >>> 8);
-    o.write(stream);
-    o.write(b, off, len);
-  }
-
-  /** An HPACK literal header field without indexing, with a new name and no Huffman coding. */
-  private static void literal(ByteArrayOutputStream b, String name, String value) {
-    b.write(0x00);
-    string(b, name.getBytes(StandardCharsets.US_ASCII));
-    string(b, value.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static void string(ByteArrayOutputStream b, byte[] s) {
-    // a 7-bit prefix integer (RFC 7541, section 5.1), the H bit clear
-    int n = s.length;
-    if (n < 127) {
-      b.write(n);
-    } else {
-      b.write(127);
-      n -= 127;
-      while (n >= 128) {
-        b.write((n & 0x7f) | 0x80);
-        n >>>= 7;
-      }
-      b.write(n);
-    }
-    b.write(s, 0, s.length);
-  }
-
-  private static void putSetting(byte[] b, int at, int key, int value) {
-    b[at] = (byte) (key >>> 8);
-    b[at + 1] = (byte) key;
-    b[at + 2] = (byte) (value >>> 24);
-    b[at + 3] = (byte) (value >>> 16);
-    b[at + 4] = (byte) (value >>> 8);
-    b[at + 5] = (byte) value;
-  }
-
-  private static byte[] int31(int value) {
-    return new byte[] {
-      (byte) ((value >>> 24) & 0x7f), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value
-    };
-  }
-
-  private static int readInt(byte[] b, int at) {
-    return ((b[at] & 0xff) << 24)
-        | ((b[at + 1] & 0xff) << 16)
-        | ((b[at + 2] & 0xff) << 8)
-        | (b[at + 3] & 0xff);
   }
 }
