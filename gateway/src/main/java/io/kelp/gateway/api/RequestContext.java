@@ -1,11 +1,13 @@
 package io.kelp.gateway.api;
 
 import io.kelp.codec.wire.RequestHeader;
+import io.kelp.engine.log.ProduceConnection;
 import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * One request as a handler sees it: its header and version, who sent it, the broker's services, and
@@ -21,6 +23,7 @@ public final class RequestContext {
   private final SocketAddress clientAddress;
   private final BrokerServices broker;
   private final EventExecutor eventLoop;
+  private final Supplier<ProduceConnection> produceConnection;
   private final List<ReferenceCounted> owned = new ArrayList<>(0);
   private volatile boolean closeConnection;
 
@@ -30,11 +33,25 @@ public final class RequestContext {
       SocketAddress clientAddress,
       BrokerServices broker,
       EventExecutor eventLoop) {
+    this(header, responseVersion, clientAddress, broker, eventLoop, () -> ProduceConnection.NONE);
+  }
+
+  /**
+   * @param produceConnection the connection as the engine's flusher knows it, opened on first use
+   */
+  public RequestContext(
+      RequestHeader header,
+      short responseVersion,
+      SocketAddress clientAddress,
+      BrokerServices broker,
+      EventExecutor eventLoop,
+      Supplier<ProduceConnection> produceConnection) {
     this.header = header;
     this.responseVersion = responseVersion;
     this.clientAddress = clientAddress;
     this.broker = broker;
     this.eventLoop = eventLoop;
+    this.produceConnection = produceConnection;
   }
 
   public RequestHeader header() {
@@ -66,6 +83,14 @@ public final class RequestContext {
   /** The connection's event loop: schedule timeouts here; never block it. */
   public EventExecutor eventLoop() {
     return eventLoop;
+  }
+
+  /**
+   * This connection as the engine's flusher knows it: a produce request that waits for durability
+   * tells it when its appends are queued and when it is answered. Call on the event loop.
+   */
+  public ProduceConnection produceConnection() {
+    return produceConnection.get();
   }
 
   /** Hands a buffer in the response to the pipeline, which releases it after writing. */

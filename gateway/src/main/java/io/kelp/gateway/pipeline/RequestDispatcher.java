@@ -1,6 +1,7 @@
 package io.kelp.gateway.pipeline;
 
 import io.kelp.codec.wire.ApiMessage;
+import io.kelp.engine.log.ProduceConnection;
 import io.kelp.gateway.api.BrokerServices;
 import io.kelp.gateway.api.RequestContext;
 import io.netty.buffer.Unpooled;
@@ -40,6 +41,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
   private long inflightBytes;
   private boolean closed;
   private boolean waitingForMemory;
+
+  /** This connection as the engine's flusher knows it; opened by the first produce at acks=all. */
+  private ProduceConnection produceConnection;
 
   /** A request in progress, holding its place in the response order. */
   private static final class Pending {
@@ -90,7 +94,8 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             request.responseVersion(),
             ctx.channel().remoteAddress(),
             broker,
-            ctx.executor());
+            ctx.executor(),
+            this::produceConnection);
     Pending pending = new Pending(request, context);
     queue.addLast(pending);
     inflightBytes += request.frameBytes();
@@ -105,6 +110,17 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
       future = CompletableFuture.failedFuture(e);
     }
     future.whenComplete((response, failure) -> onComplete(pending, response, failure));
+  }
+
+  private ProduceConnection produceConnection() {
+    if (produceConnection == null) {
+      // No engine: a pipeline run on its own, with test handlers.
+      produceConnection =
+          closed || broker.engine() == null
+              ? ProduceConnection.NONE
+              : broker.engine().openProduceConnection();
+    }
+    return produceConnection;
   }
 
   private void onComplete(Pending pending, ApiMessage response, Throwable failure) {
@@ -219,6 +235,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
     broker.metrics().connectionClosed();
+    if (produceConnection != null) {
+      produceConnection.close();
+    }
     // Finished requests still queued behind unfinished ones are dropped now; unfinished ones
     // release their buffers when they finish.
     for (Pending p : queue) {

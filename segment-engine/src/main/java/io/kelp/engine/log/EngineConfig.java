@@ -16,9 +16,10 @@ package io.kelp.engine.log;
  * @param cleanerBackoffMs how often the compaction cleaner looks for work (log.cleaner.backoff.ms)
  * @param cleanerDedupeBufferBytes memory the cleaner's key map may use
  *     (log.cleaner.dedupe.buffer.size); a log with more distinct keys is cleaned in several passes
- * @param flushGatherMs longest time a partition's flush waits for as many appends as its producers
- *     lately kept unflushed at once (0: it does not wait): a producer with several requests in
- *     flight then has them written together, in one store write rather than two or three
+ * @param flushGatherMs longest time a cycle of the flusher waits, after the first pending append,
+ *     for the requests that produce connections are still sending (0: it does not wait): a producer
+ *     with several requests in flight then has them written together, in one store write per
+ *     partition rather than two or three
  */
 public record EngineConfig(
     long flushMaxDelayMs,

@@ -32,11 +32,11 @@ import org.slf4j.LoggerFactory;
  * them.
  *
  * <p>With flushMaxDelayMs above 0 a cycle waits up to that long after the first pending append, or
- * until flushMaxBytes are pending, trading latency for larger writes. With flushGatherMs above 0
- * each partition sits out the cycles, up to that long, until as many appends wait as its producers
- * lately kept unflushed at once (see {@link PendingQueue#gatherDue}): a producer's requests held
- * back by the previous write are then written together once its answers let them go. A partition
- * whose flush failed is retried after a growing delay without holding up the others.
+ * until flushMaxBytes are pending, trading latency for larger writes. With flushGatherMs above 0 a
+ * cycle waits, up to that long after the first pending append, while a produce connection is still
+ * sending the requests its client held back during the previous write (see {@link
+ * ProduceConnections}): they are then written together, in one cycle, once its answers let them go.
+ * A partition whose flush failed is retried after a growing delay without holding up the others.
  *
  * <p>The store hears of each cycle's writers ({@link ConcurrentWrites}), so that it can send their
  * round trips together.
@@ -54,10 +54,12 @@ final class GroupCommitFlusher {
   private final long maxBytes;
 
   /**
-   * How long a log's flush may wait for as many appends as its producers lately kept in flight (0:
-   * it does not wait).
+   * How long a cycle may wait for the requests that produce connections are still sending (0: it
+   * does not wait).
    */
   private final long gatherNanos;
+
+  private final ProduceConnections connections;
 
   private final MemoryBudget memory;
   private final Executor io;
@@ -89,6 +91,7 @@ final class GroupCommitFlusher {
     this.io = io;
     this.ioThreads = Math.max(1, config.ioThreads());
     this.writes = writes;
+    this.connections = new ProduceConnections(System::nanoTime, this::connectionComplete);
     this.thread = new Thread(this::run, "kelp-flusher");
     this.thread.setDaemon(true);
   }
@@ -115,19 +118,36 @@ final class GroupCommitFlusher {
     }
   }
 
+  /** The connections whose requests a cycle may wait for. */
+  ProduceConnections connections() {
+    return connections;
+  }
+
   /**
-   * After an append: ends a delayed wait early once enough bytes are pending, and a wait for
-   * gathering appends once the append was the last one {@code gathered} for its log; cheap when not
+   * After an append: ends a delayed wait early once enough bytes are pending; cheap when not
    * waiting.
    */
-  void nudge(boolean gathered) {
-    if ((gathered && gathering) || (delaying && memory.pendingBytes() >= maxBytes)) {
-      lock.lock();
-      try {
-        changed.signal();
-      } finally {
-        lock.unlock();
-      }
+  void nudge() {
+    if (delaying && memory.pendingBytes() >= maxBytes) {
+      signal();
+    }
+  }
+
+  /**
+   * A connection has all its requests in, or closed: ends a wait for it; cheap when not waiting.
+   */
+  private void connectionComplete() {
+    if (gathering) {
+      signal();
+    }
+  }
+
+  private void signal() {
+    lock.lock();
+    try {
+      changed.signal();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -238,11 +258,6 @@ final class GroupCommitFlusher {
         }
         long now = System.nanoTime();
         long wakeAt = Long.MAX_VALUE;
-        boolean gather = gatherNanos > 0 && !stopping && !urgentPending;
-        // set before looking, so that an append gathered meanwhile signals (under the lock, which
-        // this thread holds until it waits)
-        this.gathering = gather;
-        boolean anyGathering = false;
         List<SegmentLog> due = new ArrayList<>();
         for (Map.Entry<SegmentLog, Long> e : dirty.entrySet()) {
           if (lagging.contains(e.getKey())) {
@@ -253,21 +268,27 @@ final class GroupCommitFlusher {
             wakeAt = Math.min(wakeAt, notBefore);
             continue;
           }
-          long gatheredAt = gather ? e.getKey().gatherDue(now, gatherNanos) : 0;
-          if (gatheredAt == 0) {
-            due.add(e.getKey());
-          } else {
-            anyGathering = true;
-            wakeAt = Math.min(wakeAt, gatheredAt);
-          }
+          due.add(e.getKey());
         }
+        boolean gather = false;
         if (!due.isEmpty()) {
           long dueAt = firstDirtyNanos + maxDelayNanos;
-          if (maxDelayNanos == 0
-              || stopping
-              || urgentPending
-              || now >= dueAt
-              || memory.pendingBytes() >= maxBytes) {
+          boolean urgent = stopping || urgentPending || memory.pendingBytes() >= maxBytes;
+          // set before asking, so that a connection completed meanwhile signals (under the lock,
+          // which this thread holds until it waits)
+          this.gathering = true;
+          long gatherUntil = 0;
+          if (gatherNanos > 0 && !urgent && connections.stillSending()) {
+            gatherUntil = firstDirtyNanos + gatherNanos;
+            if (now - gatherUntil >= 0) {
+              connections.gaveUp();
+              gatherUntil = 0;
+            }
+          }
+          if (gatherUntil != 0) {
+            gather = true;
+            wakeAt = Math.min(wakeAt, gatherUntil);
+          } else if (maxDelayNanos == 0 || urgent || now >= dueAt) {
             for (SegmentLog l : due) {
               dirty.remove(l);
             }
@@ -275,11 +296,12 @@ final class GroupCommitFlusher {
             urgentPending = false;
             this.gathering = false;
             return due;
+          } else {
+            wakeAt = Math.min(wakeAt, dueAt);
           }
-          wakeAt = Math.min(wakeAt, dueAt);
         }
-        delaying = !due.isEmpty();
-        this.gathering = anyGathering;
+        delaying = !due.isEmpty() && !gather;
+        this.gathering = gather;
         if (wakeAt == Long.MAX_VALUE) {
           changed.await();
         } else {

@@ -38,4 +38,10 @@ public interface LogEngine extends Closeable {
    * Calls {@code listener} once pending bytes drop below the budget again (on an engine thread).
    */
   void whenMemoryAvailable(Runnable listener);
+
+  /**
+   * A client connection whose acks=all produce requests the flusher should know of, so that it
+   * writes the requests a client sends together in one cycle; close it with the connection.
+   */
+  ProduceConnection openProduceConnection();
 }

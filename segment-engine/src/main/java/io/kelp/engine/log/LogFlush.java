@@ -50,15 +50,11 @@ final class LogFlush {
     this.highWatermark = highWatermark;
   }
 
-  /**
-   * Queues the chunk of an append, in offset order, for the next flush; true when a flush that
-   * gathers appends need not wait for more (see {@link PendingQueue#add}).
-   */
-  boolean queue(PendingChunk chunk) {
-    boolean gathered = pending.add(chunk);
+  /** Queues the chunk of an append, in offset order, for the next flush. */
+  void queue(PendingChunk chunk) {
+    pending.add(chunk);
     lastQueued = chunk.durable;
     memory.reserve(chunk.size());
-    return gathered;
   }
 
   /** Completes once the records up to {@code offset} (queued already) are durable. */
@@ -95,7 +91,6 @@ final class LogFlush {
     if (written > 0) {
       completeWritten(chunks.subList(0, written));
     }
-    pending.endWrite();
     if (error instanceof FencedException) {
       return error;
     }
@@ -158,11 +153,6 @@ final class LogFlush {
       chunk.durable.completeExceptionally(why);
     }
     memory.release(bytes);
-  }
-
-  /** See {@link PendingQueue#gatherDue}. */
-  long gatherDue(long now, long waitNanos) {
-    return pending.gatherDue(now, waitNanos);
   }
 
   boolean nothingPending() {

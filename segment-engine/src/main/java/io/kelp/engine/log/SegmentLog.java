@@ -137,7 +137,6 @@ final class SegmentLog implements PartitionLog {
   public AppendResult append(ByteBuf records, AppendOptions options) {
     LogConfig cfg = config;
     AppendResult result;
-    boolean gathered;
     lock.lock();
     try {
       if (state != State.OPEN) {
@@ -156,7 +155,7 @@ final class SegmentLog implements PartitionLog {
       check.commit();
       nextOffset = chunk.nextOffset;
       logEndOffset = chunk.nextOffset;
-      gathered = writes.queue(chunk);
+      writes.queue(chunk);
       result =
           new AppendResult(
               AppendResult.Status.OK,
@@ -170,7 +169,7 @@ final class SegmentLog implements PartitionLog {
       lock.unlock();
     }
     scheduleFlush();
-    ctx.flusher().nudge(gathered);
+    ctx.flusher().nudge();
     return result;
   }
 
@@ -240,14 +239,6 @@ final class SegmentLog implements PartitionLog {
       finishClose();
     }
     return FlushOutcome.DONE;
-  }
-
-  /**
-   * 0 when this log's flush should start now, else the System.nanoTime() from which it should (see
-   * {@link PendingQueue#gatherDue}); a log that is not open flushes at once.
-   */
-  long gatherDue(long now, long waitNanos) {
-    return state == State.OPEN ? writes.gatherDue(now, waitNanos) : 0;
   }
 
   /** How long the flusher waits before retrying after failures, growing to 5 seconds. */

@@ -185,6 +185,11 @@ final class SegmentLogEngine implements LogEngine {
   }
 
   @Override
+  public ProduceConnection openProduceConnection() {
+    return flusher.connections().open();
+  }
+
+  @Override
   public void whenMemoryAvailable(Runnable listener) {
     ctx.memory().whenAvailable(listener);
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kelp.engine.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -127,74 +128,172 @@ class GroupCommitFlusherTest extends LogTestSupport {
     assertEquals(1, store.appends.get());
   }
 
+  /**
+   * One produce request at acks=all as the gateway sends it to the engine: told to the connection
+   * before and after its appends, and answered once they are all durable.
+   */
+  private static List<AppendResult> request(
+      ProduceConnection connection, List<PartitionLog> logs, int seq) {
+    connection.requestArrived();
+    List<AppendResult> results = new ArrayList<>();
+    for (PartitionLog log : logs) {
+      results.add(append(log, Batches.sized(1000, seq)));
+    }
+    connection.requestAppended();
+    CompletableFuture.allOf(
+            results.stream().map(AppendResult::durable).toArray(CompletableFuture[]::new))
+        .whenComplete((x, e) -> connection.requestAnswered());
+    return results;
+  }
+
+  private static void awaitDurable(List<List<AppendResult>> requests) throws Exception {
+    for (List<AppendResult> request : requests) {
+      for (AppendResult r : request) {
+        r.durable().get(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
   @Test
-  void appendsAProducerKeepsInFlightAreGatheredIntoOneWrite() throws Exception {
+  void requestsAProducerKeepsInFlightAreGatheredIntoOneWrite() throws Exception {
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
     PartitionLog log = open();
+    ProduceConnection connection = engine.openProduceConnection();
     // five requests in flight: the first one's write hangs while the other four arrive
     store.closeGate();
-    AppendResult first = append(log, Batches.sized(1000, 1));
+    List<AppendResult> first = request(connection, List.of(log), 1);
     Thread.sleep(50);
-    List<AppendResult> next = new ArrayList<>();
+    List<List<AppendResult>> next = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      next.add(append(log, Batches.sized(1000, 10 + i)));
+      next.add(request(connection, List.of(log), 10 + i));
     }
     store.openGate();
-    first.durable().get(10, TimeUnit.SECONDS);
+    awaitDurable(List.of(first));
     long afterFirst = store.appends.get();
-    // its acknowledgement lets the producer send a fifth: until then the four wait for it
+    // its answer lets the producer send a fifth: until then the four wait for it
     Thread.sleep(200);
     assertFalse(
-        next.get(0).durable().isDone(), "four of five flushed without waiting for one more");
-    next.add(append(log, Batches.sized(1000, 20)));
-    for (AppendResult r : next) {
-      r.durable().get(10, TimeUnit.SECONDS);
-    }
+        next.get(0).get(0).durable().isDone(), "four of five flushed without waiting for one more");
+    next.add(request(connection, List.of(log), 20));
+    awaitDurable(next);
     assertEquals(afterFirst + 1, store.appends.get(), "the five were not written together");
     assertEquals(6, readAll(log).size());
   }
 
+  /**
+   * A request carries several partitions, and a later one only those the producer had ready: the
+   * held-back requests of a connection are written in one cycle, one write per partition.
+   */
   @Test
-  void appendsOneAtATimeAreNotHeldBackByGathering() throws Exception {
+  void aConnectionsRequestsOverSeveralPartitionsAreWrittenInOneCycle() throws Exception {
+    engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
+    startEngine();
+    PartitionLog a = openTopic("a");
+    PartitionLog b = openTopic("b");
+    ProduceConnection connection = engine.openProduceConnection();
+    store.closeGate();
+    List<AppendResult> first = request(connection, List.of(a, b), 1);
+    // the first cycle has started (the writes hang at the gate), and does not outlast STALL_MS
+    Thread.sleep(5);
+    List<List<AppendResult>> next = new ArrayList<>();
+    next.add(request(connection, List.of(a, b), 2));
+    next.add(request(connection, List.of(b), 3));
+    store.openGate();
+    awaitDurable(List.of(first));
+    long afterFirst = store.appends.get();
+    Thread.sleep(200);
+    assertFalse(next.get(0).get(0).durable().isDone(), "flushed without the third request");
+    next.add(request(connection, List.of(a), 4));
+    awaitDurable(next);
+    assertEquals(afterFirst + 2, store.appends.get(), "not one write per partition");
+    assertEquals(3, readAll(a).size());
+    assertEquals(3, readAll(b).size());
+  }
+
+  @Test
+  void requestsOneAtATimeAreNotHeldBackByGathering() throws Exception {
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
     PartitionLog log = open();
+    ProduceConnection connection = engine.openProduceConnection();
     long started = System.nanoTime();
     for (int i = 0; i < 20; i++) {
-      append(log, Batches.sized(1000, i)).durable().get(10, TimeUnit.SECONDS);
+      awaitDurable(List.of(request(connection, List.of(log), i)));
+    }
+    // appends from no connection at all (a consumer group's log) are not held back either
+    for (int i = 0; i < 20; i++) {
+      append(log, Batches.sized(1000, 100 + i)).durable().get(10, TimeUnit.SECONDS);
     }
     assertTrue(
         System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10),
         "appends waited for others that never came");
-    assertEquals(20, store.appends.get());
+    assertEquals(40, store.appends.get());
   }
 
   @Test
-  void aGatheringFlushStartsAfterTheWaitAndQuietProducersAreNotWaitedFor() throws Exception {
+  void aGatheringCycleStartsAfterTheWaitAndQuietProducersAreNotWaitedFor() throws Exception {
     long waitMs = 2_000;
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, waitMs);
     PartitionLog log = open();
+    ProduceConnection connection = engine.openProduceConnection();
     store.closeGate();
-    append(log, Batches.sized(1000, 1));
+    List<AppendResult> first = request(connection, List.of(log), 1);
     Thread.sleep(50);
-    List<AppendResult> more = new ArrayList<>();
+    List<List<AppendResult>> more = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      more.add(append(log, Batches.sized(1000, 10 + i)));
+      more.add(request(connection, List.of(log), 10 + i));
     }
     store.openGate();
+    awaitDurable(List.of(first));
     // the producer went quiet: the four wait for a fifth only as long as the wait allows
     long started = System.nanoTime();
-    for (AppendResult r : more) {
-      r.durable().get(10, TimeUnit.SECONDS);
-    }
+    awaitDurable(more);
     long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertTrue(waitedMs >= waitMs - 100, "flushed after " + waitedMs + " ms, before the wait");
-    // a lone append after a quiet spell goes at once
+    // having sent four where it had sent five, four at once are all it is expected to send
+    store.closeGate();
+    List<AppendResult> blocker = request(connection, List.of(log), 20);
+    Thread.sleep(50);
+    List<List<AppendResult>> four = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      four.add(request(connection, List.of(log), 21 + i));
+    }
+    store.openGate();
+    awaitDurable(List.of(blocker));
+    started = System.nanoTime();
+    awaitDurable(four);
+    long fourMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertTrue(fourMs < waitMs / 2, "the four waited " + fourMs + " ms for a fifth");
+    // a lone request after a quiet spell goes at once
     Thread.sleep(100);
     started = System.nanoTime();
-    append(log, Batches.sized(1000, 30)).durable().get(10, TimeUnit.SECONDS);
+    awaitDurable(List.of(request(connection, List.of(log), 30)));
     long loneMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-    assertTrue(loneMs < waitMs / 2, "a lone append after a quiet spell waited " + loneMs + " ms");
-    assertEquals(6, readAll(log).size());
+    assertTrue(loneMs < waitMs / 2, "a lone request after a quiet spell waited " + loneMs + " ms");
+    assertEquals(10, readAll(log).size());
+  }
+
+  @Test
+  void aClosedConnectionIsNotWaitedFor() throws Exception {
+    long waitMs = 5_000;
+    engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, waitMs);
+    PartitionLog log = open();
+    ProduceConnection connection = engine.openProduceConnection();
+    store.closeGate();
+    List<AppendResult> first = request(connection, List.of(log), 1);
+    Thread.sleep(50);
+    List<List<AppendResult>> more = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      more.add(request(connection, List.of(log), 10 + i));
+    }
+    store.openGate();
+    awaitDurable(List.of(first));
+    Thread.sleep(100);
+    assertFalse(more.get(0).get(0).durable().isDone(), "flushed without waiting for a third");
+    long started = System.nanoTime();
+    connection.close();
+    awaitDurable(more);
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertTrue(ms < waitMs / 2, "waited " + ms + " ms for a closed connection");
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.log.AppendOptions;
 import io.kelp.engine.log.AppendResult;
 import io.kelp.engine.log.PartitionLog;
+import io.kelp.engine.log.ProduceConnection;
 import io.kelp.engine.store.FencedException;
 import io.kelp.gateway.api.ApiHandler;
 import io.kelp.gateway.api.BrokerServices;
@@ -96,6 +97,12 @@ public final class ProduceHandler implements ApiHandler {
       requestMessage = "Kelp does not support transactions yet";
     }
     long now = b.nowMs();
+    // Tells the flusher, before the appends, that this request's answer will wait for them.
+    ProduceConnection connection =
+        acks == ACKS_ALL && requestError == Errors.NONE
+            ? ctx.produceConnection()
+            : ProduceConnection.NONE;
+    connection.requestArrived();
     ProduceResponse response = new ProduceResponse();
     List<Pending> pending = new ArrayList<>();
     boolean anyError = false;
@@ -117,6 +124,7 @@ public final class ProduceHandler implements ApiHandler {
       }
       response.responses().add(topicOut);
     }
+    connection.requestAppended();
     if (acks == ACKS_NONE) {
       if (anyError) {
         ctx.closeConnectionAfterResponse();
@@ -124,9 +132,10 @@ public final class ProduceHandler implements ApiHandler {
       return CompletableFuture.completedFuture(null);
     }
     if (pending.isEmpty()) {
+      connection.requestAnswered();
       return CompletableFuture.completedFuture(response);
     }
-    return awaitDurable(ctx, response, pending, r.timeoutMs());
+    return awaitDurable(ctx, response, pending, r.timeoutMs(), connection);
   }
 
   /**
@@ -195,7 +204,11 @@ public final class ProduceHandler implements ApiHandler {
 
   /** Completes with the response once every pending partition is durable or the timeout passes. */
   private static CompletableFuture<ApiMessage> awaitDurable(
-      RequestContext ctx, ProduceResponse response, List<Pending> pending, int timeoutMs) {
+      RequestContext ctx,
+      ProduceResponse response,
+      List<Pending> pending,
+      int timeoutMs,
+      ProduceConnection connection) {
     CompletableFuture<ApiMessage> result = new CompletableFuture<>();
     AtomicBoolean finished = new AtomicBoolean();
     CompletableFuture<?>[] all = new CompletableFuture<?>[pending.size()];
@@ -211,6 +224,7 @@ public final class ProduceHandler implements ApiHandler {
           if (timer[0] != null) {
             timer[0].cancel(false);
           }
+          connection.requestAnswered();
           for (Pending p : pending) {
             settle(p);
           }
