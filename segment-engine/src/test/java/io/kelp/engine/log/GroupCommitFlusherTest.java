@@ -154,21 +154,30 @@ class GroupCommitFlusherTest extends LogTestSupport {
     }
   }
 
+  /**
+   * A producer with {@code 1 + others} requests in flight: the first one's write hangs at the gate
+   * while the others arrive, then it ends and the first is answered. Returns the others.
+   */
+  private List<List<AppendResult>> behindAHungWrite(
+      ProduceConnection connection, PartitionLog log, int others, int seq) throws Exception {
+    store.closeGate();
+    List<AppendResult> first = request(connection, List.of(log), seq);
+    Thread.sleep(50);
+    List<List<AppendResult>> next = new ArrayList<>();
+    for (int i = 1; i <= others; i++) {
+      next.add(request(connection, List.of(log), seq + i));
+    }
+    store.openGate();
+    awaitDurable(List.of(first));
+    return next;
+  }
+
   @Test
   void requestsAProducerKeepsInFlightAreGatheredIntoOneWrite() throws Exception {
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, 60_000);
     PartitionLog log = open();
     ProduceConnection connection = engine.openProduceConnection();
-    // five requests in flight: the first one's write hangs while the other four arrive
-    store.closeGate();
-    List<AppendResult> first = request(connection, List.of(log), 1);
-    Thread.sleep(50);
-    List<List<AppendResult>> next = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      next.add(request(connection, List.of(log), 10 + i));
-    }
-    store.openGate();
-    awaitDurable(List.of(first));
+    List<List<AppendResult>> next = behindAHungWrite(connection, log, 4, 1);
     long afterFirst = store.appends.get();
     // its answer lets the producer send a fifth: until then the four wait for it
     Thread.sleep(200);
@@ -235,30 +244,14 @@ class GroupCommitFlusherTest extends LogTestSupport {
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, waitMs);
     PartitionLog log = open();
     ProduceConnection connection = engine.openProduceConnection();
-    store.closeGate();
-    List<AppendResult> first = request(connection, List.of(log), 1);
-    Thread.sleep(50);
-    List<List<AppendResult>> more = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      more.add(request(connection, List.of(log), 10 + i));
-    }
-    store.openGate();
-    awaitDurable(List.of(first));
+    List<List<AppendResult>> more = behindAHungWrite(connection, log, 4, 1);
     // the producer went quiet: the four wait for a fifth only as long as the wait allows
     long started = System.nanoTime();
     awaitDurable(more);
     long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertTrue(waitedMs >= waitMs - 100, "flushed after " + waitedMs + " ms, before the wait");
     // having sent four where it had sent five, four at once are all it is expected to send
-    store.closeGate();
-    List<AppendResult> blocker = request(connection, List.of(log), 20);
-    Thread.sleep(50);
-    List<List<AppendResult>> four = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      four.add(request(connection, List.of(log), 21 + i));
-    }
-    store.openGate();
-    awaitDurable(List.of(blocker));
+    List<List<AppendResult>> four = behindAHungWrite(connection, log, 3, 20);
     started = System.nanoTime();
     awaitDurable(four);
     long fourMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -278,15 +271,7 @@ class GroupCommitFlusherTest extends LogTestSupport {
     engineConfig = quietConfig(0, 4L << 20, 64 << 20, 1 << 20, 2, waitMs);
     PartitionLog log = open();
     ProduceConnection connection = engine.openProduceConnection();
-    store.closeGate();
-    List<AppendResult> first = request(connection, List.of(log), 1);
-    Thread.sleep(50);
-    List<List<AppendResult>> more = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      more.add(request(connection, List.of(log), 10 + i));
-    }
-    store.openGate();
-    awaitDurable(List.of(first));
+    List<List<AppendResult>> more = behindAHungWrite(connection, log, 2, 1);
     Thread.sleep(100);
     assertFalse(more.get(0).get(0).durable().isDone(), "flushed without waiting for a third");
     long started = System.nanoTime();
