@@ -153,6 +153,13 @@ final class BlockingGrpc implements AutoCloseable {
           .withDescription(method + " to " + host + ":" + port + ": " + e)
           .withCause(e)
           .asRuntimeException();
+    } catch (RuntimeException e) {
+      // a bug, or an answer this client did not foresee: the connection's state is unknown
+      close(c);
+      throw Status.INTERNAL
+          .withDescription(method + " to " + host + ":" + port + " failed: " + e)
+          .withCause(e)
+          .asRuntimeException();
     }
   }
 
