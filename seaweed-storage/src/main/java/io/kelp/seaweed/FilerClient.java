@@ -1,5 +1,7 @@
 package io.kelp.seaweed;
 
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -16,6 +18,7 @@ import io.kelp.seaweed.filer.FilerProto.ListEntriesRequest;
 import io.kelp.seaweed.filer.FilerProto.ListEntriesResponse;
 import io.kelp.seaweed.filer.FilerProto.Location;
 import io.kelp.seaweed.filer.FilerProto.LookupDirectoryEntryRequest;
+import io.kelp.seaweed.filer.FilerProto.LookupDirectoryEntryResponse;
 import io.kelp.seaweed.filer.FilerProto.LookupVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.LookupVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionBatchRequest;
@@ -57,13 +60,23 @@ final class FilerClient implements AutoCloseable {
       "/" + SeaweedFilerGrpc.getObjectTransactionMethod().getFullMethodName();
   private static final String TRANSACTION_BATCH =
       "/" + SeaweedFilerGrpc.getObjectTransactionBatchMethod().getFullMethodName();
+  private static final String LOOKUP =
+      "/" + SeaweedFilerGrpc.getLookupDirectoryEntryMethod().getFullMethodName();
+  private static final String ASSIGN =
+      "/" + SeaweedFilerGrpc.getAssignVolumeMethod().getFullMethodName();
   private static final int VOLUME_CACHE_SIZE = 4096;
 
   private final String address;
   private final int grpcPort;
   private final ManagedChannel channel;
   private final SeaweedFilerBlockingStub stub;
-  private final BlockingGrpc transactions;
+
+  /**
+   * The store's own connections, for the calls of the write path (transactions, lookups, volume
+   * assignments): cheaper than grpc-java's channel (see {@link BlockingGrpc}).
+   */
+  private final BlockingGrpc direct;
+
   private final Duration retryFor;
   private final Map<String, List<String>> volumeUrls =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -91,7 +104,7 @@ final class FilerClient implements AutoCloseable {
             .keepAliveTime(30, TimeUnit.SECONDS)
             .build();
     stub = SeaweedFilerGrpc.newBlockingStub(channel);
-    transactions =
+    direct =
         new BlockingGrpc(
             parsed.host(), parsed.grpcPort(), (int) CALL_TIMEOUT.toMillis(), MAX_MESSAGE_BYTES);
   }
@@ -123,6 +136,12 @@ final class FilerClient implements AutoCloseable {
       backoffMs = Math.min(1000, backoffMs * 2);
       channel.resetConnectBackoff();
     }
+  }
+
+  /** {@link #call} over the store's own connections. */
+  private <T> T callDirect(String what, String method, MessageLite request, Parser<T> parser)
+      throws IOException {
+    return call(what, s -> direct.call(method, request, parser, CALL_TIMEOUT.toMillis()));
   }
 
   /** Whether the filer may answer if asked again: it was unreachable or timed out. */
@@ -199,7 +218,12 @@ final class FilerClient implements AutoCloseable {
         LookupDirectoryEntryRequest.newBuilder().setDirectory(directory).setName(name).build();
     try {
       return Optional.of(
-          call("lookup " + join(directory, name), s -> s.lookupDirectoryEntry(request)).getEntry());
+          callDirect(
+                  "lookup " + join(directory, name),
+                  LOOKUP,
+                  request,
+                  LookupDirectoryEntryResponse.parser())
+              .getEntry());
     } catch (FilerException e) {
       if (isNotFound(e)) {
         return Optional.empty();
@@ -335,10 +359,10 @@ final class FilerClient implements AutoCloseable {
   /**
    * One attempt of several independent transactions in one round trip; the answers come in the
    * order of the requests. The caller decides whether a retry is safe. Sent on the caller's thread
-   * over the transactions' own connections ({@link BlockingGrpc}).
+   * over the store's own connections ({@link BlockingGrpc}).
    */
   ObjectTransactionBatchResponse transactBatchOnce(ObjectTransactionBatchRequest request) {
-    return transactions.call(
+    return direct.call(
         TRANSACTION_BATCH,
         request,
         ObjectTransactionBatchResponse.parser(),
@@ -350,7 +374,7 @@ final class FilerClient implements AutoCloseable {
    * #transactBatchOnce} is.
    */
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
-    return transactions.call(
+    return direct.call(
         TRANSACTION, request, ObjectTransactionResponse.parser(), CALL_TIMEOUT.toMillis());
   }
 
@@ -358,7 +382,8 @@ final class FilerClient implements AutoCloseable {
     // The filer does not say why it cannot assign (it waits for volumes to grow until the call's
     // deadline), so the message names the rules that volumes have to meet.
     String what = "assign volume for " + request.getPath() + " (" + rules(request) + ")";
-    AssignVolumeResponse response = call(what, s -> s.assignVolume(request));
+    AssignVolumeResponse response =
+        callDirect(what, ASSIGN, request, AssignVolumeResponse.parser());
     if (!response.getError().isEmpty() || response.getFileId().isEmpty()) {
       throw new IOException(what + " on filer " + address + ": " + response.getError());
     }
@@ -420,7 +445,7 @@ final class FilerClient implements AutoCloseable {
 
   @Override
   public void close() {
-    transactions.close();
+    direct.close();
     channel.shutdown();
     try {
       if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
