@@ -68,7 +68,7 @@ class BrokerConfigTest {
     assertEquals(0, BrokerConfig.of(Map.of()).engineConfig().flushGatherMs(), "local store");
     BrokerConfig onSeaweed =
         BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888"));
-    assertEquals(2, onSeaweed.engineConfig().flushGatherMs());
+    assertEquals(4, onSeaweed.engineConfig().flushGatherMs());
     assertEquals(
         0,
         BrokerConfig.of(
