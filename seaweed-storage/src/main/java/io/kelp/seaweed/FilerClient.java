@@ -362,11 +362,22 @@ final class FilerClient implements AutoCloseable {
    * over the store's own connections ({@link BlockingGrpc}).
    */
   ObjectTransactionBatchResponse transactBatchOnce(ObjectTransactionBatchRequest request) {
+    return transactBatchOnce(request, null);
+  }
+
+  /**
+   * {@link #transactBatchOnce(ObjectTransactionBatchRequest)}, running {@code meanwhile} on this
+   * thread between sending the request and reading the answer ({@link BlockingGrpc#call(String,
+   * MessageLite, Parser, long, Runnable)}).
+   */
+  ObjectTransactionBatchResponse transactBatchOnce(
+      ObjectTransactionBatchRequest request, Runnable meanwhile) {
     return direct.call(
         TRANSACTION_BATCH,
         request,
         ObjectTransactionBatchResponse.parser(),
-        CALL_TIMEOUT.toMillis());
+        CALL_TIMEOUT.toMillis(),
+        meanwhile);
   }
 
   /**
@@ -374,8 +385,17 @@ final class FilerClient implements AutoCloseable {
    * #transactBatchOnce} is.
    */
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request) {
+    return transactOnce(request, null);
+  }
+
+  /** {@link #transactOnce(ObjectTransactionRequest)}, running {@code meanwhile} as a batch does. */
+  ObjectTransactionResponse transactOnce(ObjectTransactionRequest request, Runnable meanwhile) {
     return direct.call(
-        TRANSACTION, request, ObjectTransactionResponse.parser(), CALL_TIMEOUT.toMillis());
+        TRANSACTION,
+        request,
+        ObjectTransactionResponse.parser(),
+        CALL_TIMEOUT.toMillis(),
+        meanwhile);
   }
 
   AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {

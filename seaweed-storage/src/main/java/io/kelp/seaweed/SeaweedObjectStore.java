@@ -27,7 +27,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
@@ -35,11 +34,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,24 +61,24 @@ import org.slf4j.LoggerFactory;
  * lists the new chunk the earlier attempt landed, so a retry never adds the bytes twice. A fenced
  * append of one chunk (a partition's produce data) runs its upload and its transaction at the same
  * time, since the filer does not check that a chunk it lists exists: the append then costs the
- * slower of the two round trips instead of both (see the README for what that measured). Its entry
- * names that chunk in the extended attribute {@value #PENDING_CHUNK_KEY}. If the upload fails, the
- * bytes are uploaded anew (retrying as above) and the entry's chunk replaced by a fenced
- * transaction; if the writer stops first, the entry ends in a chunk its volume server does not
- * have, past any data that was acknowledged. Readers ask for such a missing chunk until {@value
- * #PENDING_SETTLE_MS} ms after its timestamp, then treat the object as ending where it starts, so
- * recovery sees a torn tail. The writer in turn fails an append whose upload ended more than
- * {@value #PENDING_UPLOAD_LIMIT_MS} ms after that timestamp: a second broker that claimed the
- * partition and read the object meanwhile may have left the chunk out, and an append that returned
- * must never be left out. When a method returns, the chunk is in its volume server's file (and
- * fsync'd, if asked for) and the entry is stored by the filer. File ids are assigned ahead, per
- * directory ({@link FileIdPool}), so an append does not wait for the master. The transactions of
- * the writers of one group-commit cycle (the engine reports them through {@link #concurrentWrites})
- * go to the filer in one batch ({@link TransactionBatcher}). Puts of up to {@value #INLINE_LIMIT}
- * bytes are stored inline in the entry; larger ones as chunks. Either way the entry is replaced in
- * one filer write, so a put is atomic. Small unfenced appends (a consumer group's log) are kept in
- * the entry's content, in one transaction and without an upload, while it stays within that limit
- * ({@link InlineAppender}).
+ * slower of the two round trips instead of both (see the README for what that measured); both run
+ * on the appending thread, the upload once the transaction's request is sent. Its entry names that
+ * chunk in the extended attribute {@value #PENDING_CHUNK_KEY}. If the upload fails, the bytes are
+ * uploaded anew (retrying as above) and the entry's chunk replaced by a fenced transaction; if the
+ * writer stops first, the entry ends in a chunk its volume server does not have, past any data that
+ * was acknowledged. Readers ask for such a missing chunk until {@value #PENDING_SETTLE_MS} ms after
+ * its timestamp, then treat the object as ending where it starts, so recovery sees a torn tail. The
+ * writer in turn fails an append whose upload ended more than {@value #PENDING_UPLOAD_LIMIT_MS} ms
+ * after that timestamp: a second broker that claimed the partition and read the object meanwhile
+ * may have left the chunk out, and an append that returned must never be left out. When a method
+ * returns, the chunk is in its volume server's file (and fsync'd, if asked for) and the entry is
+ * stored by the filer. File ids are assigned ahead, per directory ({@link FileIdPool}), so an
+ * append does not wait for the master. The transactions of the writers of one group-commit cycle
+ * (the engine reports them through {@link #concurrentWrites}) go to the filer in one batch ({@link
+ * TransactionBatcher}). Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry;
+ * larger ones as chunks. Either way the entry is replaced in one filer write, so a put is atomic.
+ * Small unfenced appends (a consumer group's log) are kept in the entry's content, in one
+ * transaction and without an upload, while it stays within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id
@@ -175,10 +169,6 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final InlineAppender inlineAppends;
   private final WriteTimings timings = new WriteTimings();
 
-  /** Runs the uploads of appends whose filer transaction runs at the same time. */
-  private final ExecutorService uploadThreads =
-      Executors.newCachedThreadPool(new DefaultThreadFactory("kelp-seaweed-upload", true));
-
   /** This store's identity in the epoch markers it claims (see Fencing above). */
   private final String writer = EpochMarker.newWriter();
 
@@ -257,48 +247,28 @@ public final class SeaweedObjectStore implements ObjectStore {
   /**
    * A fenced append of one chunk, its upload and its filer transaction at once (see Writes above).
    * Returns once both have succeeded; if the upload failed, once the bytes are stored anew and the
-   * entry lists them instead.
+   * entry lists them instead. Both run on the calling thread: the upload once the transaction's
+   * request is sent and before its answer is read (or, if the transaction failed first, after it).
    */
   private void appendWhileUploading(String path, String[] p, ByteBuf data, Fence fence)
       throws IOException {
     FileIdPool.FileId id = uploader.reserve(path);
     FileChunk chunk = ChunkUploader.chunk(id, 0, data.readableBytes());
-    CompletableFuture<Long> upload;
-    try {
-      upload =
-          CompletableFuture.supplyAsync(
-              () -> {
-                long start = System.nanoTime();
-                try {
-                  uploader.uploadOnce(id, data);
-                } catch (IOException e) {
-                  throw new CompletionException(e);
-                }
-                timings.upload(System.nanoTime() - start, data.readableBytes());
-                return System.currentTimeMillis();
-              },
-              uploadThreads);
-    } catch (RejectedExecutionException closed) {
-      throw new IOException("the store is closed", closed);
-    }
+    UploadOnce upload = new UploadOnce(id, data);
     long start = System.nanoTime();
     Throwable entryFailure = null;
     try {
-      appendEntry(path, p, List.of(chunk), fence, chunk.getFileId());
+      appendEntry(path, p, List.of(chunk), fence, chunk.getFileId(), upload);
     } catch (IOException | RuntimeException | Error e) {
       entryFailure = e;
     } finally {
-      timings.commit(System.nanoTime() - start);
+      timings.commit(System.nanoTime() - start - upload.nanos);
     }
-    // The upload reads the caller's buffer, released once this returns: wait for it whatever
-    // happened. Its timeouts bound the wait.
-    Throwable uploadFailure = null;
-    long uploadEnded = 0;
-    try {
-      uploadEnded = upload.join();
-    } catch (CompletionException e) {
-      uploadFailure = e.getCause();
-    }
+    // The upload reads the caller's buffer, released once this returns: it runs whatever
+    // happened, unless it ran already. Its timeouts bound the wait.
+    upload.run();
+    Throwable uploadFailure = upload.failure;
+    long uploadEnded = upload.endedMillis;
     if (entryFailure != null) {
       // An uploaded chunk no entry lists is left behind, as after a failed transaction of a
       // sequential append.
@@ -328,6 +298,44 @@ public final class SeaweedObjectStore implements ObjectStore {
               + " ms past its limit of "
               + PENDING_UPLOAD_LIMIT_MS
               + " ms");
+    }
+  }
+
+  /**
+   * The upload of an append's chunk, run at most once on the appending thread: what it took and how
+   * it ended. Never throws; a failure is kept for the append to handle.
+   */
+  private final class UploadOnce implements Runnable {
+    private final FileIdPool.FileId id;
+    private final ByteBuf data;
+    private boolean ran;
+    long nanos;
+    long endedMillis;
+    Throwable failure;
+
+    UploadOnce(FileIdPool.FileId id, ByteBuf data) {
+      this.id = id;
+      this.data = data;
+    }
+
+    @Override
+    public void run() {
+      if (ran) {
+        return;
+      }
+      ran = true;
+      long start = System.nanoTime();
+      try {
+        uploader.uploadOnce(id, data);
+        endedMillis = System.currentTimeMillis();
+      } catch (IOException | RuntimeException e) {
+        failure = e;
+      } finally {
+        nanos = System.nanoTime() - start;
+      }
+      if (failure == null) {
+        timings.upload(nanos, data.readableBytes());
+      }
     }
   }
 
@@ -393,7 +401,29 @@ public final class SeaweedObjectStore implements ObjectStore {
   private void appendEntry(
       String path, String[] p, List<FileChunk> added, Fence fence, String pending)
       throws IOException {
-    AppendAttempts attempts = new AppendAttempts(filer, batcher::transact, entries, path, retryFor);
+    appendEntry(path, p, added, fence, pending, null);
+  }
+
+  /**
+   * {@link #appendEntry(String, String[], List, Fence, String)}, running {@code meanwhile} (unless
+   * null) while its first transaction is out ({@link TransactionBatcher#transact(
+   * ObjectTransactionRequest, Runnable)}); it may not run at all, or run once.
+   */
+  private void appendEntry(
+      String path,
+      String[] p,
+      List<FileChunk> added,
+      Fence fence,
+      String pending,
+      UploadOnce meanwhile)
+      throws IOException {
+    AppendAttempts attempts =
+        new AppendAttempts(
+            filer,
+            meanwhile == null ? batcher::transact : r -> batcher.transact(r, meanwhile),
+            entries,
+            path,
+            retryFor);
     while (true) {
       // The entry our last append left is the one to add to, unless a write intervened: then the
       // transaction's condition fails and the next attempt looks the entry up.
@@ -660,7 +690,6 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public void close() {
-    uploadThreads.shutdown();
     chunkReader.close();
     volumes.close();
     uploader.close();

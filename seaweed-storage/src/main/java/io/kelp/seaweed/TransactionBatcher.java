@@ -129,8 +129,18 @@ final class TransactionBatcher implements ConcurrentWrites {
    *     the wait was interrupted (CANCELLED)
    */
   ObjectTransactionResponse transact(ObjectTransactionRequest request) {
+    return transact(request, null);
+  }
+
+  /**
+   * {@link #transact(ObjectTransactionRequest)}, running {@code meanwhile} (unless null) on this
+   * thread while the transaction is out of its hands: between sending a request and reading its
+   * answer when this thread sends it, else before waiting for the writer that sends it. If the call
+   * fails before that point, {@code meanwhile} has not run.
+   */
+  ObjectTransactionResponse transact(ObjectTransactionRequest request, Runnable meanwhile) {
     if (!writer.get()[0]) {
-      return filer.transactOnce(request);
+      return filer.transactOnce(request, meanwhile);
     }
     Held mine = new Held(request, new CompletableFuture<>());
     List<Held> ready;
@@ -143,9 +153,13 @@ final class TransactionBatcher implements ConcurrentWrites {
         // Alone: the plain blocking call, on this thread.
         requests.incrementAndGet();
         transactions.incrementAndGet();
-        return filer.transactOnce(request);
+        return filer.transactOnce(request, meanwhile);
       }
-      send(ready);
+      if (ready != null) {
+        send(ready, meanwhile);
+      } else if (meanwhile != null) {
+        meanwhile.run();
+      }
       try {
         return mine.answer().get(lingerNanos, TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
@@ -200,27 +214,49 @@ final class TransactionBatcher implements ConcurrentWrites {
    * writers it holds wait for these answers as this one does.
    */
   private void send(List<Held> ready) {
+    send(ready, null);
+  }
+
+  /**
+   * {@link #send(List)}, running {@code meanwhile} (unless null) while the first request is out:
+   * the other writers' answers then wait for it too, as they wait for their own work.
+   */
+  private void send(List<Held> ready, Runnable meanwhile) {
     if (ready == null) {
       return;
     }
+    Runnable[] once = {meanwhile};
     for (int from = 0; from < ready.size(); from += MAX_BATCH) {
       List<Held> part = ready.subList(from, Math.min(ready.size(), from + MAX_BATCH));
       if (part.size() == 1 || batchUnsupported) {
-        part.forEach(this::sendAlone);
+        for (Held h : part) {
+          sendAlone(h, once);
+        }
       } else {
-        sendBatch(List.copyOf(part));
+        sendBatch(List.copyOf(part), once);
       }
     }
   }
 
   private void sendAlone(Held h) {
+    sendAlone(h, new Runnable[1]);
+  }
+
+  /** Sends {@code h} alone, running {@code once[0]} meanwhile (then clearing it) if set. */
+  private void sendAlone(Held h, Runnable[] once) {
     requests.incrementAndGet();
     transactions.incrementAndGet();
     try {
-      h.answer().complete(filer.transactOnce(h.request()));
+      h.answer().complete(filer.transactOnce(h.request(), take(once)));
     } catch (RuntimeException e) {
       h.answer().completeExceptionally(unsent(e));
     }
+  }
+
+  private static Runnable take(Runnable[] once) {
+    Runnable r = once[0];
+    once[0] = null;
+    return r;
   }
 
   private static StatusRuntimeException unsent(RuntimeException e) {
@@ -229,7 +265,7 @@ final class TransactionBatcher implements ConcurrentWrites {
         : Status.UNAVAILABLE.withDescription("not sent: " + e).withCause(e).asRuntimeException();
   }
 
-  private void sendBatch(List<Held> batch) {
+  private void sendBatch(List<Held> batch, Runnable[] once) {
     requests.incrementAndGet();
     transactions.addAndGet(batch.size());
     ObjectTransactionBatchRequest.Builder request = ObjectTransactionBatchRequest.newBuilder();
@@ -238,7 +274,7 @@ final class TransactionBatcher implements ConcurrentWrites {
     }
     ObjectTransactionBatchResponse response;
     try {
-      response = filer.transactBatchOnce(request.build());
+      response = filer.transactBatchOnce(request.build(), take(once));
     } catch (RuntimeException e) {
       answer(batch, null, unsent(e));
       return;

@@ -172,6 +172,54 @@ class BlockingGrpcTest {
     }
   }
 
+  /**
+   * Work the caller does while its request is out: it runs on the calling thread once the filer has
+   * the request (which it can then see applied from another connection), and its time does not
+   * count against the call's deadline.
+   */
+  @Test
+  void workMeanwhileRunsOnceTheRequestIsSentAndOutsideTheDeadline() {
+    try (BlockingGrpc grpc = client();
+        BlockingGrpc other = client()) {
+      Thread caller = Thread.currentThread();
+      List<String> seen = new ArrayList<>();
+      CreateEntryResponse created =
+          grpc.call(
+              CREATE,
+              CreateEntryRequest.newBuilder()
+                  .setDirectory(dir)
+                  .setEntry(entry("meanwhile", 2))
+                  .build(),
+              CreateEntryResponse.parser(),
+              300,
+              () -> {
+                seen.add(Thread.currentThread() == caller ? "caller" : "another thread");
+                long until = System.nanoTime() + 5_000_000_000L;
+                while (System.nanoTime() < until) {
+                  try {
+                    seen.add(lookup(other, dir, "meanwhile", 1_000).getName());
+                    break;
+                  } catch (StatusRuntimeException notYet) {
+                    sleep(20);
+                  }
+                }
+                sleep(600); // past the call's 300 ms
+              });
+      assertEquals("", created.getError());
+      assertEquals(List.of("caller", "meanwhile"), seen);
+      assertEquals(2, lookup(grpc, dir, "meanwhile", 5_000).getChunksCount());
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
   /** A frozen filer: the call ends at its deadline, and the next one, once it thaws, succeeds. */
   @Test
   void aCallToAFrozenFilerEndsAtItsDeadline() throws Exception {
