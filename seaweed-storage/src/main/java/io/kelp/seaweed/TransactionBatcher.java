@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,12 +160,11 @@ final class TransactionBatcher implements ConcurrentWrites {
       } else if (meanwhile != null) {
         meanwhile.run();
       }
-      try {
-        return mine.answer().get(lingerNanos, TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
+      if (!awaitDone(mine.answer(), System.nanoTime() + lingerNanos)) {
         synchronized (lock) {
           // The writers not waiting yet are slow or were announced but never came: go without
-          // them, and stop counting on the announced ones.
+          // them, and stop counting on the announced ones. If another writer sent this one
+          // meanwhile, its answer is on the way.
           if (held.contains(mine)) {
             ready = takeAll();
             expected = 0;
@@ -174,8 +173,8 @@ final class TransactionBatcher implements ConcurrentWrites {
           }
         }
         send(ready);
-        return mine.answer().get();
       }
+      return mine.answer().get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED
@@ -191,6 +190,32 @@ final class TransactionBatcher implements ConcurrentWrites {
         answering--;
       }
     }
+  }
+
+  /**
+   * Waits until {@code answer} is done or {@code deadlineNanos} (System.nanoTime()) has passed, and
+   * says whether it is done; unlike a timed {@code get}, a wait that runs out throws nothing, since
+   * it runs out often (a batch's answer may take longer than the linger) and an exception per
+   * writer and cycle was measurable.
+   */
+  private static boolean awaitDone(CompletableFuture<?> answer, long deadlineNanos)
+      throws InterruptedException {
+    if (answer.isDone()) {
+      return true;
+    }
+    Thread me = Thread.currentThread();
+    answer.whenComplete((r, e) -> LockSupport.unpark(me));
+    while (!answer.isDone()) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      LockSupport.parkNanos(answer, left);
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+    return true;
   }
 
   /** The held transactions, if every writer known is waiting; else null. Holds {@link #lock}. */

@@ -113,8 +113,8 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
     byte attributes = data.getByte(pos++);
     long timestampDelta = readVarlong(limit, "timestamp delta");
     int offsetDelta = readVarint(limit, "offset delta");
-    ByteBuf key = readBytes(limit, "key");
-    ByteBuf value = readBytes(limit, "value");
+    ByteBuf key = readBytes(limit, "key", "key length");
+    ByteBuf value = readBytes(limit, "value", "value length");
     List<RecordHeader> headers = readHeaders(limit);
     if (pos != limit) {
       throw fail("record length says " + length + " bytes but its fields take " + (pos - start));
@@ -171,9 +171,12 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
     return headers;
   }
 
-  /** A length-prefixed field: null for length -1, else a slice of the data. */
-  private ByteBuf readBytes(int limit, String field) {
-    int length = readVarint(limit, field + " length");
+  /**
+   * A length-prefixed field: null for length -1, else a slice of the data. {@code lengthName} is
+   * {@code field + " length"}, passed as a constant since this runs for every record.
+   */
+  private ByteBuf readBytes(int limit, String field, String lengthName) {
+    int length = readVarint(limit, lengthName);
     if (length == -1) {
       return null;
     }
