@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,6 +27,10 @@ final class FaultInjectingStore implements ObjectStore {
   private final AtomicInteger failingAppends = new AtomicInteger();
   private volatile int failingAppendWrites;
   private volatile CountDownLatch gate;
+
+  /** Appends waiting at {@link #gate}. */
+  private final AtomicInteger gated = new AtomicInteger();
+
   private volatile long appendDelayMs;
   private volatile String gatedPrefix;
   private volatile CountDownLatch prefixGate;
@@ -111,6 +116,20 @@ final class FaultInjectingStore implements ObjectStore {
     gate = new CountDownLatch(1);
   }
 
+  /**
+   * Waits until {@code n} appends wait at the gate of {@link #closeGate()}: their writers have
+   * taken what they write.
+   */
+  void awaitGated(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (gated.get() < n) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(gated.get() + " appends at the gate, not " + n);
+      }
+      Thread.sleep(1);
+    }
+  }
+
   void openGate() {
     CountDownLatch g = gate;
     gate = null;
@@ -162,11 +181,14 @@ final class FaultInjectingStore implements ObjectStore {
     }
     CountDownLatch g = gate;
     if (g != null) {
+      gated.incrementAndGet();
       try {
         g.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted at the gate", e);
+      } finally {
+        gated.decrementAndGet();
       }
     }
     if (appendDelayMs > 0) {

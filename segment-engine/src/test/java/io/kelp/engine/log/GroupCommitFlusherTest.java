@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.engine.TopicPartition;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -132,7 +134,7 @@ class GroupCommitFlusherTest extends LogTestSupport {
    * One produce request at acks=all as the gateway sends it to the engine: told to the connection
    * before and after its appends, and answered once they are all durable.
    */
-  private static List<AppendResult> request(
+  private List<AppendResult> request(
       ProduceConnection connection, List<PartitionLog> logs, int seq) {
     connection.requestArrived();
     List<AppendResult> results = new ArrayList<>();
@@ -140,19 +142,38 @@ class GroupCommitFlusherTest extends LogTestSupport {
       results.add(append(log, Batches.sized(1000, seq)));
     }
     connection.requestAppended();
-    CompletableFuture.allOf(
-            results.stream().map(AppendResult::durable).toArray(CompletableFuture[]::new))
-        .whenComplete((x, e) -> connection.requestAnswered());
+    CompletableFuture<Void> answered =
+        CompletableFuture.allOf(
+                results.stream().map(AppendResult::durable).toArray(CompletableFuture[]::new))
+            .whenComplete((x, e) -> connection.requestAnswered());
+    synchronized (this.answered) {
+      this.answered.put(results, answered);
+    }
     return results;
   }
 
-  private static void awaitDurable(List<List<AppendResult>> requests) throws Exception {
+  /**
+   * Waits until the appends of {@code requests} are durable and each request was answered: as the
+   * gateway answers a request only after telling its connection, a producer never sends its next
+   * request before that (waiting for the appends alone would let the test run ahead of it).
+   */
+  private void awaitDurable(List<List<AppendResult>> requests) throws Exception {
     for (List<AppendResult> request : requests) {
       for (AppendResult r : request) {
         r.durable().get(10, TimeUnit.SECONDS);
       }
+      CompletableFuture<Void> a;
+      synchronized (answered) {
+        a = answered.get(request);
+      }
+      if (a != null) {
+        a.get(10, TimeUnit.SECONDS);
+      }
     }
   }
+
+  /** What each request's answer waits for, by its list of results (see {@link #request}). */
+  private final Map<List<AppendResult>, CompletableFuture<Void>> answered = new IdentityHashMap<>();
 
   /**
    * A producer with {@code 1 + others} requests in flight: the first one's write hangs at the gate
@@ -162,7 +183,8 @@ class GroupCommitFlusherTest extends LogTestSupport {
       ProduceConnection connection, PartitionLog log, int others, int seq) throws Exception {
     store.closeGate();
     List<AppendResult> first = request(connection, List.of(log), seq);
-    Thread.sleep(50);
+    // its write has taken what it writes and hangs at the gate
+    store.awaitGated(1);
     List<List<AppendResult>> next = new ArrayList<>();
     for (int i = 1; i <= others; i++) {
       next.add(request(connection, List.of(log), seq + i));
@@ -202,8 +224,8 @@ class GroupCommitFlusherTest extends LogTestSupport {
     ProduceConnection connection = engine.openProduceConnection();
     store.closeGate();
     List<AppendResult> first = request(connection, List.of(a, b), 1);
-    // the first cycle has started (the writes hang at the gate), and does not outlast STALL_MS
-    Thread.sleep(5);
+    // the first cycle's two writes have taken what they write and hang at the gate
+    store.awaitGated(2);
     List<List<AppendResult>> next = new ArrayList<>();
     next.add(request(connection, List.of(a, b), 2));
     next.add(request(connection, List.of(b), 3));
@@ -250,9 +272,12 @@ class GroupCommitFlusherTest extends LogTestSupport {
     awaitDurable(more);
     long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertTrue(waitedMs >= waitMs - 100, "flushed after " + waitedMs + " ms, before the wait");
-    // having sent four where it had sent five, four at once are all it is expected to send
+    // four were waiting when the wait ran out, so four at once are all it is expected to send:
+    // with four in flight, once the first is answered and it sends one more, the four waiting
+    // are written at once, without waiting for a fifth
     List<List<AppendResult>> four = behindAHungWrite(connection, log, 3, 20);
     started = System.nanoTime();
+    four.add(request(connection, List.of(log), 24));
     awaitDurable(four);
     long fourMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertTrue(fourMs < waitMs / 2, "the four waited " + fourMs + " ms for a fifth");
@@ -262,7 +287,7 @@ class GroupCommitFlusherTest extends LogTestSupport {
     awaitDurable(List.of(request(connection, List.of(log), 30)));
     long loneMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertTrue(loneMs < waitMs / 2, "a lone request after a quiet spell waited " + loneMs + " ms");
-    assertEquals(10, readAll(log).size());
+    assertEquals(11, readAll(log).size());
   }
 
   @Test
