@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -19,6 +18,12 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A small HTTP/1.1 client for chunk uploads and reads: the request is written by the calling thread
@@ -31,6 +36,12 @@ import java.util.Map;
  * <p>Answers with a Content-Length, chunked answers and answers ended by closing the connection are
  * understood. A request on a kept-alive connection that the server had already closed is sent once
  * more on a new one (a PUT of the same chunk id stores the same bytes again). Thread-safe.
+ *
+ * <p>Answers are read with the channel's own reads: the head through a small direct buffer per
+ * connection, a body of known length asked for in a buffer straight into that buffer, so its bytes
+ * are copied once, from the socket. Channel reads do not honour the socket's read timeout, so a
+ * watchdog closes a connection whose exchange has not moved for the read timeout (no byte written
+ * or read); the exchange then fails with a {@link SocketTimeoutException}.
  */
 final class PlainHttp implements AutoCloseable {
   /** Response bodies beyond this are cut, unless the caller asks for more. */
@@ -39,9 +50,21 @@ final class PlainHttp implements AutoCloseable {
   private static final int MAX_HEAD = 16 << 10;
   private static final int MAX_IDLE_PER_HOST = 32;
 
+  /** Runs every client's timeout checks; they are short scans of a few connections. */
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "kelp-http-timeouts");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final int connectTimeoutMs;
   private final int readTimeoutMs;
+  private final long readTimeoutNanos;
   private final Map<String, ArrayDeque<Connection>> idle = new HashMap<>();
+  private final Set<Connection> open = ConcurrentHashMap.newKeySet();
+  private final ScheduledFuture<?> watch;
   private boolean closed;
 
   /** A status code and (the first {@code maxBody} bytes of) the body. */
@@ -57,13 +80,27 @@ final class PlainHttp implements AutoCloseable {
    */
   record BufferResponse(int status, ByteBuf body) {}
 
-  /** Per thread, the array a body passes through on its way into a buffer. */
-  private static final ThreadLocal<byte[]> COPY_ARRAY =
-      ThreadLocal.withInitial(() -> new byte[64 << 10]);
-
   PlainHttp(int connectTimeoutMs, int readTimeoutMs) {
     this.connectTimeoutMs = connectTimeoutMs;
     this.readTimeoutMs = readTimeoutMs;
+    this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+    // checked four times per timeout (at most once a second): an exchange that stalls fails
+    // between one and one and a quarter timeouts later
+    long period = Math.max(10, Math.min(readTimeoutMs / 4, 1000));
+    this.watch =
+        WATCHDOG.scheduleWithFixedDelay(this::expire, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Closes the connections whose exchange has not moved for the read timeout. */
+  private void expire() {
+    long now = System.nanoTime();
+    for (Connection c : open) {
+      long movedAt = c.movedAt;
+      if (movedAt != 0 && now - movedAt > readTimeoutNanos) {
+        c.timedOut = true;
+        c.close();
+      }
+    }
   }
 
   /**
@@ -125,17 +162,31 @@ final class PlainHttp implements AutoCloseable {
         c = connect(hostPort);
       }
       boolean keep = false;
+      c.movedAt = System.nanoTime();
       try {
         c.write(head, body);
         Answer answer = read(c, maxBody, alloc);
-        keep = c.keepAlive;
+        keep = c.keepAlive && !c.timedOut;
         return answer;
       } catch (IOException e) {
+        if (c.timedOut) {
+          SocketTimeoutException timeout =
+              new SocketTimeoutException(
+                  method
+                      + " "
+                      + hostPort
+                      + ": nothing sent or received for "
+                      + readTimeoutMs
+                      + " ms");
+          timeout.initCause(e);
+          throw timeout;
+        }
         // A kept-alive connection the server closed meanwhile fails at once: try a fresh one.
-        if (!reused || attempt > 1 || e instanceof SocketTimeoutException) {
+        if (!reused || attempt > 1) {
           throw e;
         }
       } finally {
+        c.movedAt = 0;
         if (keep) {
           give(hostPort, c);
         } else {
@@ -159,7 +210,7 @@ final class PlainHttp implements AutoCloseable {
   }
 
   private Answer read(Connection c, int maxBody, ByteBufAllocator alloc) throws IOException {
-    InputStream in = c.in;
+    Inbound in = c.in;
     String status = line(in);
     if (status == null) {
       throw new EOFException("connection closed before an answer");
@@ -269,19 +320,11 @@ final class PlainHttp implements AutoCloseable {
       this.kept = new ByteArrayOutputStream(expected > max ? max : 32);
     }
 
-    void copy(InputStream in, long n) throws IOException {
+    void copy(Inbound in, long n) throws IOException {
       if (alloc != null && direct == null && kept.size() == 0 && whole == null && n <= max) {
         ByteBuf into = alloc.directBuffer((int) n);
         try {
-          byte[] pass = COPY_ARRAY.get();
-          for (long left = n; left > 0; ) {
-            int r = in.read(pass, 0, (int) Math.min(pass.length, left));
-            if (r < 0) {
-              throw new EOFException("answer body ended " + left + " bytes early");
-            }
-            into.writeBytes(pass, 0, r);
-            left -= r;
-          }
+          in.readFully(into, (int) n);
         } catch (IOException | RuntimeException e) {
           into.release();
           throw e;
@@ -384,8 +427,7 @@ final class PlainHttp implements AutoCloseable {
       s.setTcpNoDelay(true);
       s.setKeepAlive(true);
       s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
-      s.setSoTimeout(readTimeoutMs);
-      return new Connection(channel);
+      return new Connection(channel, open);
     } catch (IOException e) {
       channel.close();
       throw e;
@@ -412,6 +454,7 @@ final class PlainHttp implements AutoCloseable {
 
   @Override
   public void close() {
+    watch.cancel(false);
     synchronized (this) {
       closed = true;
       for (ArrayDeque<Connection> q : idle.values()) {
@@ -425,17 +468,23 @@ final class PlainHttp implements AutoCloseable {
 
   /**
    * A kept-alive connection. Requests are written with the channel's gathering write, straight from
-   * the caller's (usually direct) buffers; answers are read through the socket's stream, which
-   * honours the read timeout.
+   * the caller's (usually direct) buffers; answers are read with the channel's reads (see {@link
+   * Inbound}). {@code movedAt} is when the exchange under way last sent or received bytes (0
+   * between exchanges), for the watchdog.
    */
   private static final class Connection {
     final SocketChannel channel;
-    final InputStream in;
+    final Inbound in;
+    private final Set<Connection> open;
     boolean keepAlive;
+    volatile long movedAt;
+    volatile boolean timedOut;
 
-    Connection(SocketChannel channel) throws IOException {
+    Connection(SocketChannel channel, Set<Connection> open) {
       this.channel = channel;
-      this.in = new BufferedInputStream(channel.socket().getInputStream(), 8192);
+      this.open = open;
+      this.in = new Inbound(this);
+      open.add(this);
     }
 
     /** Writes {@code head} and then {@code body}'s readable bytes (if any), all of them. */
@@ -454,15 +503,91 @@ final class PlainHttp implements AutoCloseable {
         left += b.remaining();
       }
       while (left > 0) {
-        left -= channel.write(buffers);
+        long n = channel.write(buffers);
+        if (n > 0) {
+          movedAt = System.nanoTime();
+          left -= n;
+        }
       }
     }
 
     void close() {
+      open.remove(this);
       try {
         channel.close();
       } catch (IOException ignored) {
         // closing anyway
+      }
+    }
+  }
+
+  /**
+   * The answer side of a connection: an unsynchronized stream over the channel's blocking reads,
+   * through a direct buffer the head and small bodies are parsed from, and {@link #readFully} for a
+   * body read straight into the caller's buffer.
+   */
+  private static final class Inbound extends InputStream {
+    private final Connection c;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(16 << 10).flip();
+
+    Inbound(Connection c) {
+      this.c = c;
+    }
+
+    /** Refills the empty buffer: the bytes read, or -1 at the end of the stream. */
+    private int fill() throws IOException {
+      buffer.clear();
+      int r;
+      try {
+        r = c.channel.read(buffer);
+      } finally {
+        buffer.flip();
+      }
+      if (r > 0) {
+        c.movedAt = System.nanoTime();
+      }
+      return r;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (!buffer.hasRemaining() && fill() < 0) {
+        return -1;
+      }
+      return buffer.get() & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (!buffer.hasRemaining() && fill() < 0) {
+        return -1;
+      }
+      int n = Math.min(len, buffer.remaining());
+      buffer.get(b, off, n);
+      return n;
+    }
+
+    /** Reads exactly {@code n} bytes into {@code into}, the buffered ones first. */
+    void readFully(ByteBuf into, int n) throws IOException {
+      int buffered = Math.min(n, buffer.remaining());
+      if (buffered > 0) {
+        int limit = buffer.limit();
+        buffer.limit(buffer.position() + buffered);
+        into.writeBytes(buffer);
+        buffer.limit(limit);
+      }
+      for (int left = n - buffered; left > 0; ) {
+        int r = into.writeBytes(c.channel, left);
+        if (r < 0) {
+          throw new EOFException("answer body ended " + left + " bytes early");
+        }
+        if (r > 0) {
+          c.movedAt = System.nanoTime();
+          left -= r;
+        }
       }
     }
   }

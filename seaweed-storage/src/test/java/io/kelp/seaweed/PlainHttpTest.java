@@ -283,6 +283,110 @@ class PlainHttpTest {
     }
   }
 
+  /**
+   * Bodies asked for in a buffer land in it whole, whether they fit in what the first read of the
+   * answer brought with the head or go on far past it, and the connection carries on with the next
+   * answer from the right byte.
+   */
+  @Test
+  void bodiesReadIntoABufferAreWholeOnEitherSideOfTheHeadsRead() throws Exception {
+    byte[] large = new byte[3 << 20];
+    new Random(3).nextBytes(large);
+    byte[] small = Arrays.copyOf(large, 100);
+    String address =
+        serve(
+            (n, head, body) -> {
+              byte[] b = n % 2 == 1 ? small : large;
+              return new Answer(
+                  "HTTP/1.1 200 OK\r\nContent-Length: "
+                      + b.length
+                      + "\r\n\r\n"
+                      + new String(b, StandardCharsets.ISO_8859_1),
+                  false);
+            });
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      for (int i = 0; i < 4; i++) {
+        byte[] expected = i % 2 == 0 ? small : large;
+        PlainHttp.BufferResponse r =
+            http.sendForBuffer(
+                PooledByteBufAllocator.DEFAULT, address, "GET", "/1,0" + i, large.length);
+        try {
+          assertEquals(200, r.status());
+          assertArrayEquals(expected, io.netty.buffer.ByteBufUtil.getBytes(r.body()));
+        } finally {
+          r.body().release();
+        }
+      }
+      assertEquals(1, connections.get(), "every answer was read to its end");
+    }
+  }
+
+  /** A server that stops in the middle of a body fails the read after the read timeout. */
+  @Test
+  void aBodyThatStopsComingTimesOut() throws Exception {
+    String address =
+        serve(
+            (n, head, body) -> {
+              return new Answer("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\npart", false);
+            });
+    try (PlainHttp http = new PlainHttp(2000, 300)) {
+      long start = System.nanoTime();
+      SocketTimeoutException e =
+          assertThrows(
+              SocketTimeoutException.class,
+              () ->
+                  http.sendForBuffer(
+                      PooledByteBufAllocator.DEFAULT, address, "GET", "/1,01", 1 << 20));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(ms >= 300 && ms < 5000, "timed out after " + ms + " ms");
+      assertTrue(e.getMessage().contains("300 ms"), e.getMessage());
+    }
+  }
+
+  /**
+   * The read timeout is for an exchange that stops moving, not for a long one: a body that keeps
+   * coming in small pieces, for longer in all than the timeout, is read whole.
+   */
+  @Test
+  void aSlowBodyThatKeepsComingIsReadWhole() throws Exception {
+    byte[] body = new byte[20_000];
+    new Random(4).nextBytes(body);
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread t =
+        new Thread(
+            () -> {
+              try (Socket s = server.accept()) {
+                readHead(s.getInputStream());
+                OutputStream out = s.getOutputStream();
+                out.write(
+                    ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                for (int from = 0; from < body.length; from += 2000) {
+                  out.write(body, from, 2000);
+                  out.flush();
+                  Thread.sleep(100);
+                }
+                s.getInputStream().read(); // until the client closes
+              } catch (IOException | InterruptedException e) {
+                // the client went away
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    String address = "127.0.0.1:" + server.getLocalPort();
+    try (PlainHttp http = new PlainHttp(2000, 400)) {
+      long start = System.nanoTime();
+      PlainHttp.BufferResponse r =
+          http.sendForBuffer(PooledByteBufAllocator.DEFAULT, address, "GET", "/1,01", 1 << 20);
+      try {
+        assertArrayEquals(body, io.netty.buffer.ByteBufUtil.getBytes(r.body()));
+      } finally {
+        r.body().release();
+      }
+      assertTrue(System.nanoTime() - start > 800_000_000L, "the body took longer than the timeout");
+    }
+  }
+
   @Test
   void malformedAnswersFailCleanly() throws Exception {
     String address =
