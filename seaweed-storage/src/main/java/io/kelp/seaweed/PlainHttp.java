@@ -95,11 +95,7 @@ final class PlainHttp implements AutoCloseable {
   private void expire() {
     long now = System.nanoTime();
     for (Connection c : open) {
-      long movedAt = c.movedAt;
-      if (movedAt != 0 && now - movedAt > readTimeoutNanos) {
-        c.timedOut = true;
-        c.close();
-      }
+      c.expireIfStalled(now, readTimeoutNanos);
     }
   }
 
@@ -162,14 +158,14 @@ final class PlainHttp implements AutoCloseable {
         c = connect(hostPort);
       }
       boolean keep = false;
-      c.movedAt = System.nanoTime();
+      c.begin();
       try {
         c.write(head, body);
         Answer answer = read(c, maxBody, alloc);
-        keep = c.keepAlive && !c.timedOut;
+        keep = c.keepAlive;
         return answer;
       } catch (IOException e) {
-        if (c.timedOut) {
+        if (c.timedOut()) {
           SocketTimeoutException timeout =
               new SocketTimeoutException(
                   method
@@ -186,8 +182,8 @@ final class PlainHttp implements AutoCloseable {
           throw e;
         }
       } finally {
-        c.movedAt = 0;
-        if (keep) {
+        boolean intact = c.end();
+        if (keep && intact) {
           give(hostPort, c);
         } else {
           c.close();
@@ -469,16 +465,20 @@ final class PlainHttp implements AutoCloseable {
   /**
    * A kept-alive connection. Requests are written with the channel's gathering write, straight from
    * the caller's (usually direct) buffers; answers are read with the channel's reads (see {@link
-   * Inbound}). {@code movedAt} is when the exchange under way last sent or received bytes (0
-   * between exchanges), for the watchdog.
+   * Inbound}). An exchange runs between {@link #begin} and {@link #end}; the watchdog closes the
+   * connection only inside one, so a connection back in the pool is never closed as stalled.
    */
   private static final class Connection {
     final SocketChannel channel;
     final Inbound in;
     private final Set<Connection> open;
     boolean keepAlive;
+
+    /** When the exchange under way last sent or received bytes. */
     volatile long movedAt;
-    volatile boolean timedOut;
+
+    private boolean busy; // guarded by this
+    private boolean timedOut; // guarded by this
 
     Connection(SocketChannel channel, Set<Connection> open) {
       this.channel = channel;
@@ -508,6 +508,30 @@ final class PlainHttp implements AutoCloseable {
           movedAt = System.nanoTime();
           left -= n;
         }
+      }
+    }
+
+    synchronized void begin() {
+      busy = true;
+      timedOut = false;
+      movedAt = System.nanoTime();
+    }
+
+    /** Ends the exchange: false if the watchdog closed the connection during it. */
+    synchronized boolean end() {
+      busy = false;
+      return !timedOut;
+    }
+
+    synchronized boolean timedOut() {
+      return timedOut;
+    }
+
+    /** Closes the connection if an exchange is under way and has not moved for {@code nanos}. */
+    synchronized void expireIfStalled(long now, long nanos) {
+      if (busy && now - movedAt > nanos) {
+        timedOut = true;
+        close();
       }
     }
 
