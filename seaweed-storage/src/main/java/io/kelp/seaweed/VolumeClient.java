@@ -2,6 +2,7 @@ package io.kelp.seaweed;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -10,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -39,6 +41,9 @@ final class VolumeClient implements AutoCloseable {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final String[] CONTENT_TYPE = {"Content-Type", "application/octet-stream"};
+
+  /** What {@link #closeOff} stores under a file id's key. */
+  private static final byte[] MARKER = {'x'};
 
   /** Uploads: on the caller's thread, over kept-alive sockets (see {@link PlainHttp}). */
   private final PlainHttp uploads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
@@ -86,6 +91,61 @@ final class VolumeClient implements AutoCloseable {
               + " "
               + response.text());
     }
+  }
+
+  /** What {@link #closeOff} found a file id's needle key to be. */
+  enum KeyState {
+    /** The key holds the marker: no upload of the id can succeed from now on. */
+    CLOSED,
+    /** The key holds a needle under the id's own cookie: an upload of the id landed. */
+    TAKEN
+  }
+
+  /**
+   * Settles whether chunk {@code fileId} was ever stored, for good: writes a one-byte marker under
+   * the same needle key with another cookie ({@link #markerOf}). A volume server refuses a write to
+   * a key that holds a needle with a different cookie ("mismatching cookie"), so once the marker is
+   * stored every upload of {@code fileId} fails, and if an upload of {@code fileId} came first the
+   * marker is refused and the chunk is there to read. A writer that may have uploaded to an id it
+   * reserved can so be shut out of it by whoever takes over, with no clock involved. Writing the
+   * marker again is harmless (same key, same cookie). Only for volume servers that do not check
+   * write tokens: the marker's id was never assigned, so there is no token for it.
+   *
+   * @throws IOException if the volume server could not be asked, or refused the marker for another
+   *     reason than a chunk under the id's cookie
+   */
+  KeyState closeOff(String volumeUrl, String fileId) throws IOException {
+    try {
+      upload(volumeUrl, markerOf(fileId), "", Unpooled.wrappedBuffer(MARKER));
+      return KeyState.CLOSED;
+    } catch (IOException refused) {
+      try {
+        read(volumeUrl, fileId, 0, 1).release();
+        return KeyState.TAKEN;
+      } catch (IOException notThere) {
+        refused.addSuppressed(notThere);
+        throw refused;
+      }
+    }
+  }
+
+  /**
+   * {@code fileId} ({@code <volume>,<key><cookie>}, the cookie its last 8 hex digits) with the
+   * cookie's bits flipped: the same needle key under a cookie no assignment gave out with it. A
+   * flipped cookie of 0 becomes 1, since a volume server may take a write with cookie 0 as having
+   * the stored needle's cookie.
+   */
+  static String markerOf(String fileId) {
+    int comma = fileId.indexOf(',');
+    if (comma <= 0 || fileId.length() - comma - 1 <= 8) {
+      throw new IllegalArgumentException("not a SeaweedFS file id: " + fileId);
+    }
+    int split = fileId.length() - 8;
+    long cookie = Long.parseLong(fileId.substring(split), 16) ^ 0xffffffffL;
+    if (cookie == 0) {
+      cookie = 1;
+    }
+    return fileId.substring(0, split) + String.format(Locale.ROOT, "%08x", cookie);
   }
 
   /** Deletes chunk {@code fileId}; {@code auth} is the JWT from assign, if any. */
