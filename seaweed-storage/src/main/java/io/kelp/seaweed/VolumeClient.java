@@ -148,6 +148,33 @@ final class VolumeClient implements AutoCloseable {
     return fileId.substring(0, split) + String.format(Locale.ROOT, "%08x", cookie);
   }
 
+  /** The size of chunk {@code fileId}, from a HEAD request. */
+  long size(String volumeUrl, String fileId) throws IOException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://" + volumeUrl + "/" + fileId))
+            .timeout(TIMEOUT)
+            .method("HEAD", HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<Void> response = send(request, HttpResponse.BodyHandlers.discarding());
+    if (response.statusCode() == 404) {
+      throw new ChunkNotFoundException("chunk " + fileId + " is not on volume server " + volumeUrl);
+    }
+    if (response.statusCode() >= 300) {
+      throw new IOException(
+          "size of chunk "
+              + fileId
+              + " on volume server "
+              + volumeUrl
+              + ": HTTP "
+              + response.statusCode());
+    }
+    return response
+        .headers()
+        .firstValueAsLong("Content-Length")
+        .orElseThrow(
+            () -> new IOException("volume server " + volumeUrl + " gave no size for " + fileId));
+  }
+
   /** Deletes chunk {@code fileId}; {@code auth} is the JWT from assign, if any. */
   void delete(String volumeUrl, String fileId, String auth) throws IOException {
     HttpRequest.Builder request =

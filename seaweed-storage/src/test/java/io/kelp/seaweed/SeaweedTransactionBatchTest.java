@@ -63,6 +63,8 @@ class SeaweedTransactionBatchTest {
         new SeaweedObjectStore(
             weed.filerAddress(), "", "", Duration.ofSeconds(20), PooledByteBufAllocator.DEFAULT);
     store.batcher().lingerFor(linger);
+    // Transactions per append: the path of volume servers that check write tokens.
+    store.useReservations(false);
     stores.add(store);
     return store;
   }
