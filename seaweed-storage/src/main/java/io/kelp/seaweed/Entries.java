@@ -1,12 +1,16 @@
 package io.kelp.seaweed;
 
+import com.google.protobuf.ByteString;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.kelp.seaweed.filer.FilerProto.FuseAttributes;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /** What the store reads from filer entries and paths, and the attributes of a new entry. */
 final class Entries {
@@ -64,5 +68,47 @@ final class Entries {
     }
     int slash = path.lastIndexOf('/');
     return new String[] {slash == 0 ? "/" : path.substring(0, slash), path.substring(slash + 1)};
+  }
+
+  /**
+   * The entry after adding {@code added} at its end; inline content first becomes a chunk (and the
+   * MD5 stamped with it goes). {@code pending} names the chunk whose upload runs alongside the
+   * transaction, recorded in the entry's {@value SeaweedObjectStore#PENDING_CHUNK_KEY}, or is null.
+   */
+  static Entry appended(
+      ChunkUploader uploader,
+      String path,
+      Optional<Entry> current,
+      List<FileChunk> added,
+      String pending)
+      throws IOException {
+    long now = System.currentTimeMillis() / 1000;
+    Entry.Builder next;
+    long size;
+    if (current.isPresent()) {
+      next = current.get().toBuilder();
+      size = size(current.get());
+      if (!current.get().getContent().isEmpty()) {
+        byte[] inline = current.get().getContent().toByteArray();
+        next.clearContent()
+            .addChunks(uploader.uploadChunk(path, Unpooled.wrappedBuffer(inline), 0))
+            .setAttributes(next.getAttributes().toBuilder().clearMd5());
+      }
+    } else {
+      next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
+      size = 0;
+    }
+    long end = size;
+    for (FileChunk c : added) {
+      next.addChunks(c.toBuilder().setOffset(size + c.getOffset()));
+      end = size + c.getOffset() + c.getSize();
+    }
+    next.setAttributes(next.getAttributes().toBuilder().setFileSize(end).setMtime(now));
+    if (pending != null) {
+      next.putExtended(SeaweedObjectStore.PENDING_CHUNK_KEY, ByteString.copyFromUtf8(pending));
+    } else {
+      next.removeExtended(SeaweedObjectStore.PENDING_CHUNK_KEY);
+    }
+    return next.build();
   }
 }

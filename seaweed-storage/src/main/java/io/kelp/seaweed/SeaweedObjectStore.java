@@ -17,7 +17,6 @@ import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
-import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.Entry;
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
@@ -27,15 +26,12 @@ import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -65,21 +61,21 @@ import org.slf4j.LoggerFactory;
  * lists the new chunk the earlier attempt landed, so a retry never adds the bytes twice.
  *
  * <p><b>Fenced appends: reserved ids.</b> A fenced append of one chunk (a partition's produce data)
- * uploads to the next of {@value #RESERVED_IDS} file ids that the object's entry records as
- * reserved ({@link Reservation}, attribute {@value Reservation#KEY}), and returns once the upload
- * succeeded. When the ids run out, the next append first runs one fenced transaction that lists the
- * chunks uploaded to them (and those other objects of the directory still have unlisted) and
- * records the next reservation: one filer transaction per {@value #RESERVED_IDS} appends instead of
- * one each. Until then the chunks are known to this store alone: its {@link #read}, {@link #stat}
- * and {@link #list} add them, and a store that reads the object without claiming its directory sees
- * only the listed ones. A failed upload is retried on the same id, then settled with {@link
- * VolumeClient#closeOff}: if it landed it counts, otherwise the id and the rest of the reservation
- * are never used. {@link #claim} by a new owner (or the same broker after a restart) settles every
- * reservation recorded in the directory the same way, in order: ids that hold chunks are listed,
- * and the first that does not is closed off, so the writer that made the reservation can land
- * nothing after the claim, and nothing it acknowledged is left out. Closing off needs an unsigned
- * write: when assignments come with write tokens, fenced appends take the path below instead, one
- * transaction each.
+ * uploads to the next of {@value ReservedAppender#RESERVED_IDS} file ids that the object's entry
+ * records as reserved ({@link ReservedAppender}, {@link Reservation}, attribute {@value
+ * Reservation#KEY}), and returns once the upload succeeded. When the ids run out, the next append
+ * first runs one fenced transaction that lists the chunks uploaded to them (and those other objects
+ * of the directory still have unlisted) and records the next reservation: one filer transaction per
+ * {@value ReservedAppender#RESERVED_IDS} appends instead of one each. Until then the chunks are
+ * known to this store alone: its {@link #read}, {@link #stat} and {@link #list} add them, and a
+ * store that reads the object without claiming its directory sees only the listed ones. A failed
+ * upload is retried on the same id, then settled with {@link VolumeClient#closeOff}: if it landed
+ * it counts, otherwise the id and the rest of the reservation are never used. {@link #claim} by a
+ * new owner (or the same broker after a restart) settles every reservation recorded in the
+ * directory the same way, in order: ids that hold chunks are listed, and the first that does not is
+ * closed off, so the writer that made the reservation can land nothing after the claim, and nothing
+ * it acknowledged is left out. Closing off needs an unsigned write: when assignments come with
+ * write tokens, fenced appends take the path below instead, one transaction each.
  *
  * <p>On that path a fenced append of one chunk runs its upload and its transaction at the same
  * time, since the filer does not check that a chunk it lists exists: the append then costs the
@@ -189,25 +185,11 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final long maxAppendsPerObject;
   private final ChunkUploader uploader;
   private final InlineAppender inlineAppends;
+  private final ReservedAppender reservedAppends;
   private final WriteTimings timings = new WriteTimings();
-
-  /**
-   * How many file ids a fenced writer reserves for an object at a time: one filer transaction per
-   * that many appends (see {@link Reservation}).
-   */
-  static final int RESERVED_IDS = 16;
 
   /** The epoch this store holds each directory at, by directory, as its claims answered. */
   private final ConcurrentHashMap<String, Long> owned = new ConcurrentHashMap<>();
-
-  /** Reservations of the objects this store appends to under a fence, by path. */
-  private final ConcurrentHashMap<String, Reservation> reservations = new ConcurrentHashMap<>();
-
-  /**
-   * Whether fenced appends go through reservations: not once an assignment came with a write token,
-   * since closing an id off needs an unsigned write.
-   */
-  private volatile boolean reserving = true;
 
   /** This store's identity in the epoch markers it claims (see Fencing above). */
   private final String writer = EpochMarker.newWriter();
@@ -236,6 +218,8 @@ public final class SeaweedObjectStore implements ObjectStore {
     this.retryFor = retryFor;
     this.uploader = new ChunkUploader(filer, volumes, collection, replication, retryFor);
     this.inlineAppends = new InlineAppender(filer, entries, retryFor);
+    this.reservedAppends =
+        new ReservedAppender(filer, batcher, volumes, uploader, entries, timings, retryFor, writer);
     this.chunkReader = new ChunkReader(filer, volumes, new ChunkCache(readCacheBytes), retryFor);
     this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
@@ -271,13 +255,10 @@ public final class SeaweedObjectStore implements ObjectStore {
       return;
     }
     if (fence != null && data.readableBytes() > 0 && data.readableBytes() <= MAX_CHUNK) {
-      if (reserving && appendReserved(path, p, data, fence)) {
+      if (reservedAppends.append(path, p, data, fence)) {
         return;
       }
-      Reservation left = reservations.remove(path);
-      if (left != null) {
-        listUploaded(path, p, left, fence, null);
-      }
+      reservedAppends.listLeftOver(path, p, fence);
       appendWhileUploading(path, p, data, fence);
       return;
     }
@@ -289,227 +270,6 @@ public final class SeaweedObjectStore implements ObjectStore {
     } finally {
       timings.commit(System.nanoTime() - uploaded);
     }
-  }
-
-  /**
-   * A fenced append of one chunk to the next id reserved for the object: returns once the upload
-   * succeeded, the entry listing the chunk later ({@link Reservation}). Returns false, having
-   * written nothing, when reservations cannot be used (assignments come with write tokens).
-   */
-  private boolean appendReserved(String path, String[] p, ByteBuf data, Fence fence)
-      throws IOException {
-    long start = System.nanoTime();
-    long deadline = start + retryFor.toNanos();
-    long backoffMs = 20;
-    while (true) {
-      Reservation r = reservations.get(path);
-      if (r == null || !r.usable()) {
-        try {
-          r = reserveAfter(path, p, r, fence);
-        } catch (FencedException e) {
-          throw e;
-        } catch (IOException e) {
-          // No volume to assign from yet (a volume server restarting), or the filer gone past
-          // its own retries: try again while the append may still wait.
-          if (System.nanoTime() > deadline) {
-            throw e;
-          }
-          log.warn("reserving file ids for {} failed, retrying: {}", path, e.toString());
-          pause(backoffMs);
-          backoffMs = Math.min(backoffMs * 2, 1000);
-          continue;
-        }
-        if (r == null) {
-          return false;
-        }
-      }
-      FileIdPool.FileId id = r.take();
-      long uploadStart = System.nanoTime();
-      IOException failure = null;
-      for (int attempt = 0; attempt < 3; attempt++) {
-        try {
-          uploader.uploadOnce(id, data);
-          failure = null;
-          break;
-        } catch (IOException e) {
-          failure = e;
-          pause(20L << attempt);
-        }
-      }
-      if (failure == null) {
-        r.landed(id, data.readableBytes());
-        timings.upload(System.nanoTime() - uploadStart, data.readableBytes());
-        return true;
-      }
-      // Whether the id holds the bytes is settled for good before it counts either way: a
-      // takeover settles it the same way, so the two cannot disagree.
-      VolumeClient.KeyState state = null;
-      try {
-        state = volumes.closeOff(id.url(), id.fileId());
-      } catch (IOException e) {
-        failure.addSuppressed(e);
-      }
-      if (state == VolumeClient.KeyState.TAKEN) {
-        r.landed(id, data.readableBytes());
-        timings.upload(System.nanoTime() - uploadStart, data.readableBytes());
-        return true;
-      }
-      // Closed, or not known: the id is never used again, nor any later id of the reservation;
-      // if its upload lands after all, no entry lists it and it was never acknowledged.
-      r.spend();
-      log.warn(
-          "upload of a chunk of {} to {} failed, reserving anew: {}", path, id, failure.toString());
-      if (System.nanoTime() > deadline) {
-        throw failure;
-      }
-      pause(backoffMs);
-      backoffMs = Math.min(backoffMs * 2, 1000);
-    }
-  }
-
-  private static void pause(long ms) throws IOException {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while appending");
-    }
-  }
-
-  /**
-   * Lists the chunks uploaded to {@code old} (if any) and records a new reservation for {@code
-   * path}, in one fenced transaction; first lists what other objects of the directory still have
-   * unlisted. Returns null, having listed everything, if the new ids come with a write token.
-   */
-  private Reservation reserveAfter(String path, String[] p, Reservation old, Fence fence)
-      throws IOException {
-    for (Map.Entry<String, Reservation> other : reservations.entrySet()) {
-      String otherPath = other.getKey();
-      if (!otherPath.equals(path) && split(otherPath)[0].equals(p[0])) {
-        listUploaded(otherPath, split(otherPath), other.getValue(), fence, null);
-        reservations.remove(otherPath, other.getValue());
-      }
-    }
-    AssignVolumeResponse assigned = uploader.assign(p[0], RESERVED_IDS);
-    if (!assigned.getAuth().isEmpty()) {
-      reserving = false;
-      listUploaded(path, p, old, fence, null);
-      reservations.remove(path);
-      return null;
-    }
-    Reservation fresh = Reservation.of(assigned);
-    listUploaded(path, p, old, fence, fresh);
-    reservations.put(path, fresh);
-    return fresh;
-  }
-
-  /**
-   * Lists the chunks uploaded to {@code done} (null: none) in {@code path}'s entry and records
-   * {@code next} as its reservation (null: drops it), in one fenced transaction.
-   */
-  private void listUploaded(
-      String path, String[] p, Reservation done, Fence fence, Reservation next) throws IOException {
-    List<FileChunk> added = done == null ? List.of() : done.uploaded();
-    ByteString recorded = next == null ? null : next.encoded();
-    long start = System.nanoTime();
-    AppendAttempts attempts = new AppendAttempts(filer, batcher::transact, entries, path, retryFor);
-    try {
-      while (true) {
-        Optional<Entry> current = attempts.current();
-        // The chunks of one reservation are listed together, and a file id is listed once: if
-        // the first is there, an earlier attempt (of this call or of an earlier one whose
-        // outcome was unknown) listed them all.
-        List<FileChunk> toAdd =
-            current.isPresent() && !added.isEmpty() && hasChunk(current.get(), added.get(0))
-                ? List.of()
-                : added;
-        if (toAdd.isEmpty()
-            && current.isPresent()
-            && Objects.equals(current.get().getExtendedMap().get(Reservation.KEY), recorded)) {
-          entries.put(path, current.get());
-          return;
-        }
-        Entry.Builder b = appended(path, current, toAdd, null).toBuilder();
-        if (recorded == null) {
-          b.removeExtended(Reservation.KEY);
-        } else {
-          b.putExtended(Reservation.KEY, recorded);
-        }
-        Entry entry = b.build();
-        ObjectMutation put = FilerTransactions.put(p[0], entry);
-        if (attempts.attempt(transaction(path, fence, writer, put), entry, fence)) {
-          return;
-        }
-      }
-    } finally {
-      timings.commit(System.nanoTime() - start);
-    }
-  }
-
-  /**
-   * After a claim: for every object of {@code directory} whose entry records a reservation, settles
-   * the reserved ids in order ({@link VolumeClient#closeOff}) and lists those that hold chunks, up
-   * to the first that does not; the writer that made the reservation can then upload to none of
-   * them.
-   */
-  private void settleReservations(String directory, Fence fence) throws IOException {
-    List<Entry> children;
-    try {
-      children = filer.list(directory);
-    } catch (FilerClient.FilerException e) {
-      if (FilerClient.isNotFound(e)) {
-        return;
-      }
-      throw e;
-    }
-    for (Entry e : children) {
-      Reservation r = Reservation.recordedIn(e);
-      if (r == null) {
-        continue;
-      }
-      String path = FilerClient.join(directory, e.getName());
-      long deadline = System.nanoTime() + retryFor.toNanos();
-      for (int i = 0; i < r.count; i++) {
-        FileIdPool.FileId id = r.take();
-        if (hasChunk(e, ChunkUploader.chunk(id, 0, 0))) {
-          continue;
-        }
-        VolumeClient.KeyState state = closeOffRetrying(r.url, id.fileId(), deadline);
-        if (state == VolumeClient.KeyState.CLOSED) {
-          break;
-        }
-        long size = volumes.size(r.url, id.fileId());
-        r.landed(id, (int) size);
-      }
-      log.info(
-          "{}: {} chunk(s) uploaded by the previous writer listed from its reservation {}",
-          path,
-          r.uploaded().size(),
-          r.fileId);
-      listUploaded(path, split(path), r, fence, null);
-    }
-  }
-
-  private VolumeClient.KeyState closeOffRetrying(String url, String fileId, long deadline)
-      throws IOException {
-    long backoffMs = 20;
-    while (true) {
-      try {
-        return volumes.closeOff(url, fileId);
-      } catch (IOException e) {
-        if (System.nanoTime() > deadline) {
-          throw new IOException(
-              "cannot settle file id " + fileId + " on volume server " + url + " to take over", e);
-        }
-        pause(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 1000);
-      }
-    }
-  }
-
-  /** {@code entry} of {@code path} as this store sees it: with chunks it has not listed yet. */
-  private static Entry withUnlisted(String path, Entry entry, Reservation r) {
-    return r == null ? entry : r.addTo(entry);
   }
 
   /**
@@ -703,7 +463,7 @@ public final class SeaweedObjectStore implements ObjectStore {
         entries.put(path, current.get());
         return; // an earlier attempt landed before its answer was lost
       }
-      Entry next = appended(path, current, added, pending);
+      Entry next = Entries.appended(uploader, path, current, added, pending);
       ObjectMutation put = FilerTransactions.put(p[0], next);
       // A fenced append needs no guard of its own: the fence leaves this store the object's only
       // writer, and our view of the entry is dropped after any write whose outcome is unknown.
@@ -730,48 +490,11 @@ public final class SeaweedObjectStore implements ObjectStore {
     return chunksEqual(current);
   }
 
-  /**
-   * The entry after adding {@code added} at its end; inline content first becomes a chunk (and the
-   * MD5 stamped with it goes).
-   */
-  private Entry appended(
-      String path, Optional<Entry> current, List<FileChunk> added, String pending)
-      throws IOException {
-    long now = System.currentTimeMillis() / 1000;
-    Entry.Builder next;
-    long size;
-    if (current.isPresent()) {
-      next = current.get().toBuilder();
-      size = size(current.get());
-      if (!current.get().getContent().isEmpty()) {
-        byte[] inline = current.get().getContent().toByteArray();
-        next.clearContent()
-            .addChunks(uploader.uploadChunk(path, Unpooled.wrappedBuffer(inline), 0))
-            .setAttributes(next.getAttributes().toBuilder().clearMd5());
-      }
-    } else {
-      next = Entry.newBuilder().setName(split(path)[1]).setAttributes(newAttributes(now));
-      size = 0;
-    }
-    long end = size;
-    for (FileChunk c : added) {
-      next.addChunks(c.toBuilder().setOffset(size + c.getOffset()));
-      end = size + c.getOffset() + c.getSize();
-    }
-    next.setAttributes(next.getAttributes().toBuilder().setFileSize(end).setMtime(now));
-    if (pending != null) {
-      next.putExtended(PENDING_CHUNK_KEY, ByteString.copyFromUtf8(pending));
-    } else {
-      next.removeExtended(PENDING_CHUNK_KEY);
-    }
-    return next.build();
-  }
-
   @Override
   public void put(String path, ByteBuf data, Fence fence) throws IOException {
     String[] p = split(path);
     entries.forget(path);
-    reservations.remove(path);
+    reservedAppends.forget(path);
     long now = System.currentTimeMillis() / 1000;
     Entry.Builder entry =
         Entry.newBuilder()
@@ -807,17 +530,17 @@ public final class SeaweedObjectStore implements ObjectStore {
   public ByteBuf read(String path, long position, int length) throws IOException {
     String[] p = split(path);
     // The reservation first: one replaced after our look at the entry would miss chunks.
-    Reservation r = reservations.get(path);
+    Reservation r = reservedAppends.unlisted(path);
     Entry entry = entries.get(path).or(() -> readEntries.get(path)).orElse(null);
     if (entry != null) {
-      entry = withUnlisted(path, entry, r);
+      entry = ReservedAppender.withUnlisted(entry, r);
     }
     if (entry == null || position + length > size(entry)) {
       // Unknown here, or the read goes past what we know: ask the filer.
       long mark = readEntries.mark();
       entry = filer.lookup(p[0], p[1]).orElseThrow(() -> new NoSuchFileException(path));
       readEntries.keep(path, entry, mark);
-      entry = withUnlisted(path, entry, r);
+      entry = ReservedAppender.withUnlisted(entry, r);
     }
     if (entry.getIsDirectory()) {
       throw new IOException("cannot read " + path + ": it is a directory");
@@ -850,8 +573,8 @@ public final class SeaweedObjectStore implements ObjectStore {
       return Optional.of(new ObjectInfo("", true, 0));
     }
     String[] p = split(path);
-    Reservation r = reservations.get(path);
-    return filer.lookup(p[0], p[1]).map(e -> info(withUnlisted(path, e, r)));
+    Reservation r = reservedAppends.unlisted(path);
+    return filer.lookup(p[0], p[1]).map(e -> info(ReservedAppender.withUnlisted(e, r)));
   }
 
   @Override
@@ -872,7 +595,7 @@ public final class SeaweedObjectStore implements ObjectStore {
     for (Entry e : entries) {
       if (!e.getName().equals(EpochMarker.FILE)) {
         String child = FilerClient.join(dir, e.getName());
-        children.add(info(withUnlisted(child, e, reservations.get(child))));
+        children.add(info(ReservedAppender.withUnlisted(e, reservedAppends.unlisted(child))));
         readEntries.keep(child, e, mark);
       }
     }
@@ -884,7 +607,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   public void delete(String path) throws IOException {
     String[] p = split(path);
     entries.forgetTree(path);
-    reservations.keySet().removeIf(k -> k.equals(path) || k.startsWith(path + "/"));
+    reservedAppends.forgetTree(path);
     try {
       filer.delete(p[0], p[1]);
     } finally {
@@ -904,10 +627,10 @@ public final class SeaweedObjectStore implements ObjectStore {
     owned.remove(directory);
     // What this store knew of the directory's objects may be out of date: another writer may
     // have owned it since.
-    reservations.keySet().removeIf(k -> k.startsWith(directory + "/"));
+    reservedAppends.forgetTree(directory);
     entries.forgetTree(directory);
     if (claimed == epoch) {
-      settleReservations(directory, new Fence(directory, claimed));
+      reservedAppends.settle(directory, new Fence(directory, claimed));
       owned.put(directory, epoch);
     }
     return claimed;
@@ -967,7 +690,7 @@ public final class SeaweedObjectStore implements ObjectStore {
    * volume servers that check write tokens. For tests of that path.
    */
   void useReservations(boolean on) {
-    reserving = on;
+    reservedAppends.use(on);
   }
 
   /** Filer transactions the engine's writers sent. */
@@ -994,7 +717,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   public void close() {
     // Chunks uploaded and not listed yet stay so: the next owner's claim lists them. Listing
     // them here could hold a shutdown up for as long as the filer is unreachable.
-    reservations.clear();
+    reservedAppends.clear();
     chunkReader.close();
     volumes.close();
     uploader.close();

@@ -45,6 +45,9 @@ final class VolumeClient implements AutoCloseable {
   /** What {@link #closeOff} stores under a file id's key. */
   private static final byte[] MARKER = {'x'};
 
+  /** What a volume server answers a write without the token it requires. */
+  private static final int UNAUTHORIZED = 401;
+
   /** Uploads: on the caller's thread, over kept-alive sockets (see {@link PlainHttp}). */
   private final PlainHttp uploads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
 
@@ -108,24 +111,53 @@ final class VolumeClient implements AutoCloseable {
    * stored every upload of {@code fileId} fails, and if an upload of {@code fileId} came first the
    * marker is refused and the chunk is there to read. A writer that may have uploaded to an id it
    * reserved can so be shut out of it by whoever takes over, with no clock involved. Writing the
-   * marker again is harmless (same key, same cookie). Only for volume servers that do not check
-   * write tokens: the marker's id was never assigned, so there is no token for it.
+   * marker again is harmless (same key, same cookie). Only for ids assigned without a write token:
+   * the marker's id was never assigned, so there is no token for it. If the volume server has come
+   * to require tokens since (its refusal is HTTP 401) and the id holds no chunk, it is as closed:
+   * an upload without a token can no longer land, so unless the volume server stops requiring
+   * tokens again, the writer that holds the id can land nothing under it.
    *
    * @throws IOException if the volume server could not be asked, or refused the marker for another
    *     reason than a chunk under the id's cookie
    */
   KeyState closeOff(String volumeUrl, String fileId) throws IOException {
-    try {
-      upload(volumeUrl, markerOf(fileId), "", Unpooled.wrappedBuffer(MARKER));
+    String marker = markerOf(fileId);
+    PlainHttp.Response response =
+        uploads.send(
+            volumeUrl,
+            "PUT",
+            "/" + marker + uploadQuery,
+            Unpooled.wrappedBuffer(MARKER),
+            CONTENT_TYPE);
+    if (response.status() < 300) {
       return KeyState.CLOSED;
-    } catch (IOException refused) {
-      try {
-        read(volumeUrl, fileId, 0, 1).release();
-        return KeyState.TAKEN;
-      } catch (IOException notThere) {
-        refused.addSuppressed(notThere);
-        throw refused;
+    }
+    IOException refused =
+        new IOException(
+            "closing off chunk "
+                + fileId
+                + " on volume server "
+                + volumeUrl
+                + ": the marker "
+                + marker
+                + " was refused: HTTP "
+                + response.status()
+                + " "
+                + response.text());
+    try {
+      read(volumeUrl, fileId, 0, 1).release();
+      return KeyState.TAKEN;
+    } catch (ChunkNotFoundException notThere) {
+      if (response.status() == UNAUTHORIZED) {
+        // The volume server takes writes only with a token now, and the ids closed off here are
+        // only ever assigned without one: no upload of the id can land any more.
+        return KeyState.CLOSED;
       }
+      refused.addSuppressed(notThere);
+      throw refused;
+    } catch (IOException notRead) {
+      refused.addSuppressed(notRead);
+      throw refused;
     }
   }
 

@@ -169,7 +169,7 @@ class ReservationTakeoverTest {
     StringBuilder expectedOther = new StringBuilder();
     SeaweedObjectStore first = store();
     assertEquals(1, first.claim(dir, 1));
-    int n = SeaweedObjectStore.RESERVED_IDS * 2 + 3;
+    int n = ReservedAppender.RESERVED_IDS * 2 + 3;
     for (int i = 0; i < n; i++) {
       String piece = i + ",";
       first.append(log, text(piece), new Fence(dir, 1));

@@ -95,9 +95,50 @@ public final class WeedProcess implements AutoCloseable {
     return start(true, false);
   }
 
+  /**
+   * Starts a fresh SeaweedFS whose volume servers take writes only with a token: a {@code
+   * security.toml} in weed's working directory sets a {@code jwt.signing} key, so each assignment
+   * comes with a JWT that an upload or delete must carry.
+   */
+  public static WeedProcess startWithWriteTokens() throws IOException, InterruptedException {
+    WeedProcess weed = new WeedProcess(false, false);
+    weed.requireWriteTokens();
+    return started(weed);
+  }
+
+  /**
+   * Writes the {@code security.toml} of {@link #startWithWriteTokens} into weed's working
+   * directory: volume servers require write tokens from its next {@link #restart} on.
+   */
+  public void requireWriteTokens() throws IOException {
+    Files.writeString(
+        dir.resolve("security.toml"),
+        "[jwt.signing]\nkey = \"kelp-test-" + ThreadLocalRandom.current().nextLong() + "\"\n");
+  }
+
+  /**
+   * Whether the master hands out file ids with a write token (in the {@code Authorization} header
+   * of its answer to {@code /dir/assign}).
+   */
+  public boolean assignsWriteTokens() throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + masterPort + "/dir/assign"))
+            .timeout(Duration.ofSeconds(5))
+            .GET()
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (!response.body().contains("\"fid\"")) {
+      throw new IOException("the master assigned no file id: " + response.body());
+    }
+    return response.headers().firstValue("Authorization").isPresent();
+  }
+
   private static WeedProcess start(boolean ownFilerGrpcPort, boolean separateVolume)
       throws IOException, InterruptedException {
-    WeedProcess weed = new WeedProcess(ownFilerGrpcPort, separateVolume);
+    return started(new WeedProcess(ownFilerGrpcPort, separateVolume));
+  }
+
+  private static WeedProcess started(WeedProcess weed) throws IOException, InterruptedException {
     try {
       weed.startProcess();
     } catch (IOException | InterruptedException | RuntimeException e) {
