@@ -1,5 +1,7 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.StoreText.readAll;
+import static io.kelp.seaweed.StoreText.text;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -9,10 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kelp.engine.store.ConcurrentWrites;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,19 +68,6 @@ class SeaweedTransactionBatchTest {
     return store;
   }
 
-  private static ByteBuf bytes(String text) {
-    return Unpooled.copiedBuffer(text, StandardCharsets.UTF_8);
-  }
-
-  private static String read(SeaweedObjectStore store, String path) throws Exception {
-    ByteBuf back = store.read(path, 0, 1 << 20);
-    try {
-      return new String(ByteBufUtil.getBytes(back), StandardCharsets.UTF_8);
-    } finally {
-      back.release();
-    }
-  }
-
   /** Fenced partition directories claimed by {@code store}, each with a first append in it. */
   private List<Fence> partitions(SeaweedObjectStore store, int count) throws Exception {
     List<Fence> fences = new ArrayList<>();
@@ -89,7 +75,7 @@ class SeaweedTransactionBatchTest {
       String dir = root + "/p" + i;
       store.claim(dir, 1);
       Fence fence = new Fence(dir, 1);
-      store.append(dir + "/seg.log", bytes("first " + i + ";"), fence);
+      store.append(dir + "/seg.log", text("first " + i + ";"), fence);
       fences.add(fence);
     }
     return fences;
@@ -128,7 +114,7 @@ class SeaweedTransactionBatchTest {
       Fence fence = fences.get(i);
       String text = "second " + i + ";";
       done.add(
-          writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes(text), fence)));
+          writer(writes, () -> store.append(fence.directory() + "/seg.log", text(text), fence)));
     }
     return done;
   }
@@ -145,7 +131,8 @@ class SeaweedTransactionBatchTest {
     assertEquals(1, store.writerTransactionRequests() - requests, "one request for all six");
     for (int i = 0; i < 6; i++) {
       assertEquals(
-          "first " + i + ";second " + i + ";", read(store, fences.get(i).directory() + "/seg.log"));
+          "first " + i + ";second " + i + ";",
+          readAll(store, fences.get(i).directory() + "/seg.log"));
     }
   }
 
@@ -171,9 +158,9 @@ class SeaweedTransactionBatchTest {
       }
     }
     assertEquals(1, store.writerTransactionRequests() - requests, "the three went together");
-    assertEquals("first 0;second 0;", read(store, fences.get(0).directory() + "/seg.log"));
-    assertEquals("first 1;", read(store, fences.get(1).directory() + "/seg.log"));
-    assertEquals("first 2;second 2;", read(store, fences.get(2).directory() + "/seg.log"));
+    assertEquals("first 0;second 0;", readAll(store, fences.get(0).directory() + "/seg.log"));
+    assertEquals("first 1;", readAll(store, fences.get(1).directory() + "/seg.log"));
+    assertEquals("first 2;second 2;", readAll(store, fences.get(2).directory() + "/seg.log"));
   }
 
   @Test
@@ -184,14 +171,14 @@ class SeaweedTransactionBatchTest {
     writes.expect(2);
     long start = System.nanoTime();
     CompletableFuture<Void> appending =
-        writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes("more;"), fence));
+        writer(writes, () -> store.append(fence.directory() + "/seg.log", text("more;"), fence));
     Thread.sleep(200); // the append waits for the second writer
     writer(writes, () -> {}).get(10, TimeUnit.SECONDS);
     appending.get(20, TimeUnit.SECONDS);
     assertTrue(
         System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30),
         "sent when the other writer ended, not after the minute's wait");
-    assertEquals("first 0;more;", read(store, fence.directory() + "/seg.log"));
+    assertEquals("first 0;more;", readAll(store, fence.directory() + "/seg.log"));
   }
 
   @Test
@@ -201,7 +188,7 @@ class SeaweedTransactionBatchTest {
     ConcurrentWrites writes = store.concurrentWrites();
     writes.expect(2);
     long start = System.nanoTime();
-    writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes("a;"), fence))
+    writer(writes, () -> store.append(fence.directory() + "/seg.log", text("a;"), fence))
         .get(20, TimeUnit.SECONDS);
     long waited = System.nanoTime() - start;
     assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(300), "waited for the other: " + waited);
@@ -209,10 +196,10 @@ class SeaweedTransactionBatchTest {
     store.batcher().lingerFor(Duration.ofSeconds(60));
     writes.expect(0);
     start = System.nanoTime();
-    writer(writes, () -> store.append(fence.directory() + "/seg.log", bytes("b;"), fence))
+    writer(writes, () -> store.append(fence.directory() + "/seg.log", text("b;"), fence))
         .get(20, TimeUnit.SECONDS);
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "a lone writer goes");
-    assertEquals("first 0;a;b;", read(store, fence.directory() + "/seg.log"));
+    assertEquals("first 0;a;b;", readAll(store, fence.directory() + "/seg.log"));
   }
 
   @Test
@@ -221,10 +208,10 @@ class SeaweedTransactionBatchTest {
     Fence fence = partitions(store, 1).get(0);
     store.concurrentWrites().expect(3); // writers that never come
     long start = System.nanoTime();
-    store.append(fence.directory() + "/seg.log", bytes("direct;"), fence);
+    store.append(fence.directory() + "/seg.log", text("direct;"), fence);
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30));
     assertArrayEquals(
         "first 0;direct;".getBytes(StandardCharsets.UTF_8),
-        read(store, fence.directory() + "/seg.log").getBytes(StandardCharsets.UTF_8));
+        readAll(store, fence.directory() + "/seg.log").getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -1,5 +1,7 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.StoreText.readAll;
+import static io.kelp.seaweed.StoreText.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,9 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kelp.engine.store.Fence;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,21 +52,8 @@ class SeaweedUploadFaultTest {
     return store;
   }
 
-  private static ByteBuf text(String s) {
-    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private static String readAll(SeaweedObjectStore store) throws IOException {
+  private static String readLog(SeaweedObjectStore store) throws IOException {
     return readAll(store, LOG);
-  }
-
-  private static String readAll(SeaweedObjectStore store, String path) throws IOException {
-    ByteBuf back = store.read(path, 0, 1 << 20);
-    try {
-      return back.toString(StandardCharsets.US_ASCII);
-    } finally {
-      back.release();
-    }
   }
 
   @Test
@@ -91,10 +78,10 @@ class SeaweedUploadFaultTest {
       weed.startVolume();
       append.get(60, TimeUnit.SECONDS);
       store.append(LOG, text("third;"), FENCE);
-      assertEquals("first;second;third;", readAll(store));
+      assertEquals("first;second;third;", readLog(store));
     }
     try (SeaweedObjectStore fresh = store(Duration.ofSeconds(60))) {
-      assertEquals("first;second;third;", readAll(fresh), "as another broker reads it");
+      assertEquals("first;second;third;", readLog(fresh), "as another broker reads it");
       assertEquals(19, fresh.stat(LOG).orElseThrow().size());
     }
   }
@@ -120,7 +107,7 @@ class SeaweedUploadFaultTest {
           fresh.stat(LOG).orElseThrow().size(),
           "the entry lists the chunk");
       long start = System.nanoTime();
-      assertEquals("acknowledged;", readAll(fresh));
+      assertEquals("acknowledged;", readLog(fresh));
       long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertTrue(
           System.currentTimeMillis() - appended >= SeaweedObjectStore.PENDING_SETTLE_MS,

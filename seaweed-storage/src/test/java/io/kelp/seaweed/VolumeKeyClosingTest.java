@@ -1,5 +1,7 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.StoreText.string;
+import static io.kelp.seaweed.StoreText.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,11 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,17 +45,8 @@ class VolumeKeyClosingTest {
         AssignVolumeRequest.newBuilder().setCount(4).setPath("/topics/kafka/closing/0").build());
   }
 
-  private static ByteBuf text(String s) {
-    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
-  }
-
   private static String read(String url, String fileId, int length) throws IOException {
-    ByteBuf back = volumes.read(url, fileId, 0, length);
-    try {
-      return back.toString(StandardCharsets.US_ASCII);
-    } finally {
-      back.release();
-    }
+    return string(volumes.read(url, fileId, 0, length));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.kelp.seaweed;
 
+import static io.kelp.seaweed.StoreText.readAll;
+import static io.kelp.seaweed.StoreText.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,8 +12,6 @@ import io.kelp.engine.store.FencedException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -25,19 +25,6 @@ class WriteTokenTest {
   private static SeaweedObjectStore store(WeedProcess weed) {
     return new SeaweedObjectStore(
         weed.filerAddress(), "", "", Duration.ofSeconds(5), PooledByteBufAllocator.DEFAULT);
-  }
-
-  private static ByteBuf text(String s) {
-    return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private static String readAll(SeaweedObjectStore store, String path) throws IOException {
-    ByteBuf back = store.read(path, 0, 1 << 20);
-    try {
-      return back.toString(StandardCharsets.US_ASCII);
-    } finally {
-      back.release();
-    }
   }
 
   @Test
