@@ -2,6 +2,7 @@ package io.kelp.seaweed;
 
 import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,17 +36,25 @@ final class ChunkReader {
   private record Piece(FileChunk chunk, long from, long to, boolean whole) {}
 
   /**
-   * Fills {@code out} (the object's bytes from {@code position}) from the chunks, and returns how
-   * many bytes it filled: all of {@code out}'s, unless the read reaches {@code pending}, the chunk
-   * whose upload ran alongside the transaction that listed it (see {@link SeaweedObjectStore}), and
-   * its volume server has no such chunk. That upload never ended, its append never returned, and
-   * the object is read as ending where that chunk starts. Cached chunks come from memory, the
-   * others are fetched from their volume servers all at once; a chunk small enough for the cache is
-   * fetched whole and kept, so the next read that starts inside it is served from memory.
+   * The object's bytes [{@code position}, {@code position + length}) as a buffer the caller
+   * releases, built from the chunks' own buffers without copying them (a composite of slices when
+   * the range spans several chunks). It holds all of them, unless the read reaches {@code pending},
+   * the chunk whose upload ran alongside the transaction that listed it (see {@link
+   * SeaweedObjectStore}), and its volume server has no such chunk: that upload never ended, its
+   * append never returned, and the object is read as ending where that chunk starts. Cached chunks
+   * come from memory, the others are fetched from their volume servers all at once; a chunk small
+   * enough for the cache is fetched whole and kept, so the next read that starts inside it is
+   * served from memory. Bytes no chunk covers read as zeros.
    */
-  int fill(String path, List<FileChunk> chunks, long position, ByteBuf out, String pending)
+  ByteBuf read(
+      String path,
+      List<FileChunk> chunks,
+      long position,
+      int length,
+      String pending,
+      ByteBufAllocator alloc)
       throws IOException {
-    long end = position + out.writerIndex();
+    long end = position + length;
     List<Piece> pieces = new ArrayList<>();
     for (FileChunk c : chunks) {
       long from = Math.max(position, c.getOffset());
@@ -67,6 +76,8 @@ final class ChunkReader {
       fromCache[i] = cached != null;
       fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
     }
+    List<ByteBuf> parts = new ArrayList<>(pieces.size() + 1);
+    long at = position;
     int done = 0;
     try {
       for (; done < pieces.size(); done++) {
@@ -88,30 +99,51 @@ final class ChunkReader {
                 path,
                 pending,
                 piece.chunk.getOffset());
-            return (int) (piece.from - position);
+            return join(parts, alloc);
           }
         }
         try {
           if (piece.whole && !fromCache[done]) {
             chunkCache.put(piece.chunk.getFileId(), bytes);
           }
+          if (piece.from > at) {
+            parts.add(zeros(alloc, (int) (piece.from - at)));
+          }
           int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
-          out.setBytes(
-              (int) (piece.from - position),
-              bytes,
-              bytes.readerIndex() + skip,
-              (int) (piece.to - piece.from));
+          parts.add(bytes.retainedSlice(bytes.readerIndex() + skip, (int) (piece.to - piece.from)));
+          at = piece.to;
         } finally {
           bytes.release();
         }
       }
-      return out.writerIndex();
+      if (end > at) {
+        parts.add(zeros(alloc, (int) (end - at)));
+      }
+      return join(parts, alloc);
+    } catch (IOException | RuntimeException e) {
+      parts.forEach(ByteBuf::release);
+      throw e;
     } finally {
       // After a failure, the fetches not reached yet still hold buffers once they end.
       for (int i = done + 1; i < fetches.size(); i++) {
         fetches.get(i).thenAccept(ByteBuf::release);
       }
     }
+  }
+
+  private static ByteBuf zeros(ByteBufAllocator alloc, int n) {
+    return alloc.buffer(n).writeZero(n);
+  }
+
+  /** The parts as one buffer (taking over their references). */
+  private static ByteBuf join(List<ByteBuf> parts, ByteBufAllocator alloc) {
+    if (parts.isEmpty()) {
+      return alloc.buffer(0);
+    }
+    if (parts.size() == 1) {
+      return parts.get(0);
+    }
+    return alloc.compositeBuffer(parts.size()).addComponents(true, parts);
   }
 
   /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */

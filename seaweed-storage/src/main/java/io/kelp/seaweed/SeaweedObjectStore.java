@@ -377,7 +377,7 @@ public final class SeaweedObjectStore implements ObjectStore {
    * bytes again (retrying on fresh assignments, as a sequential append does) and replaces the chunk
    * in the entry. If this fails too, the entry still ends in a chunk that was never stored, past
    * the caller's valid data; readers treat the object as ending before it ({@link
-   * ChunkReader#fill}).
+   * ChunkReader#read}).
    */
   private void storeListedChunkAnew(
       String path, String[] p, FileChunk listed, ByteBuf data, Fence fence, Throwable why)
@@ -550,21 +550,13 @@ public final class SeaweedObjectStore implements ObjectStore {
       return allocator.buffer(0);
     }
     int n = (int) Math.min(length, size - position);
-    ByteBuf out = allocator.buffer(n);
-    try {
-      out.writeZero(n);
-      if (!entry.getContent().isEmpty()) {
-        out.setBytes(
-            0, entry.getContent().substring((int) position, (int) position + n).toByteArray());
-        return out;
-      }
-      int filled = chunkReader.fill(path, sortedChunks(entry), position, out, pendingChunk(entry));
-      out.writerIndex(filled);
+    if (!entry.getContent().isEmpty()) {
+      ByteBuf out = allocator.buffer(n);
+      out.writeBytes(
+          entry.getContent().substring((int) position, (int) position + n).toByteArray());
       return out;
-    } catch (IOException | RuntimeException e) {
-      out.release();
-      throw e;
     }
+    return chunkReader.read(path, sortedChunks(entry), position, n, pendingChunk(entry), allocator);
   }
 
   @Override
