@@ -1,13 +1,10 @@
 package io.kelp.seaweed;
 
-import static io.kelp.seaweed.Entries.chunkIndex;
-import static io.kelp.seaweed.Entries.hasChunk;
 import static io.kelp.seaweed.Entries.info;
 import static io.kelp.seaweed.Entries.newAttributes;
 import static io.kelp.seaweed.Entries.size;
 import static io.kelp.seaweed.Entries.sortedChunks;
 import static io.kelp.seaweed.Entries.split;
-import static io.kelp.seaweed.FilerTransactions.chunksEqual;
 import static io.kelp.seaweed.FilerTransactions.fenced;
 import static io.kelp.seaweed.FilerTransactions.transaction;
 
@@ -22,7 +19,6 @@ import io.kelp.seaweed.filer.FilerProto.FileChunk;
 import io.kelp.seaweed.filer.FilerProto.FilerError;
 import io.kelp.seaweed.filer.FilerProto.ObjectMutation;
 import io.kelp.seaweed.filer.FilerProto.ObjectTransactionRequest;
-import io.kelp.seaweed.filer.FilerProto.WriteCondition;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -186,6 +182,7 @@ public final class SeaweedObjectStore implements ObjectStore {
   private final ChunkUploader uploader;
   private final InlineAppender inlineAppends;
   private final ReservedAppender reservedAppends;
+  private final ChunkAppender chunkAppends;
   private final WriteTimings timings = new WriteTimings();
 
   /** The epoch this store holds each directory at, by directory, as its claims answered. */
@@ -220,6 +217,8 @@ public final class SeaweedObjectStore implements ObjectStore {
     this.inlineAppends = new InlineAppender(filer, entries, retryFor);
     this.reservedAppends =
         new ReservedAppender(filer, batcher, volumes, uploader, entries, timings, retryFor, writer);
+    this.chunkAppends =
+        new ChunkAppender(filer, batcher, uploader, entries, timings, retryFor, writer);
     this.chunkReader = new ChunkReader(filer, volumes, new ChunkCache(readCacheBytes), retryFor);
     this.maxAppendsPerObject = maxAppendsPerObject;
     this.allocator = allocator;
@@ -259,235 +258,15 @@ public final class SeaweedObjectStore implements ObjectStore {
         return;
       }
       reservedAppends.listLeftOver(path, p, fence);
-      appendWhileUploading(path, p, data, fence);
+      chunkAppends.appendWhileUploading(path, p, data, fence);
       return;
     }
-    List<FileChunk> added = uploader.upload(path, data);
-    long uploaded = System.nanoTime();
-    timings.upload(uploaded - start, data.readableBytes());
-    try {
-      appendEntry(path, p, added, fence, null);
-    } finally {
-      timings.commit(System.nanoTime() - uploaded);
-    }
-  }
-
-  /**
-   * A fenced append of one chunk, its upload and its filer transaction at once (see Writes above).
-   * Returns once both have succeeded; if the upload failed, once the bytes are stored anew and the
-   * entry lists them instead. Both run on the calling thread: the upload once the transaction's
-   * request is sent and before its answer is read (or, if the transaction failed first, after it).
-   */
-  private void appendWhileUploading(String path, String[] p, ByteBuf data, Fence fence)
-      throws IOException {
-    FileIdPool.FileId id = uploader.reserve(path);
-    FileChunk chunk = ChunkUploader.chunk(id, 0, data.readableBytes());
-    UploadOnce upload = new UploadOnce(id, data);
-    long start = System.nanoTime();
-    Throwable entryFailure = null;
-    try {
-      appendEntry(path, p, List.of(chunk), fence, chunk.getFileId(), upload);
-    } catch (IOException | RuntimeException | Error e) {
-      entryFailure = e;
-    } finally {
-      timings.commit(System.nanoTime() - start - upload.nanos);
-    }
-    // The upload reads the caller's buffer, released once this returns: it runs whatever
-    // happened, unless it ran already. Its timeouts bound the wait.
-    upload.run();
-    Throwable uploadFailure = upload.failure;
-    long uploadEnded = upload.endedMillis;
-    if (entryFailure != null) {
-      // An uploaded chunk no entry lists is left behind, as after a failed transaction of a
-      // sequential append.
-      if (entryFailure instanceof IOException io) {
-        throw io;
-      }
-      if (entryFailure instanceof RuntimeException re) {
-        throw re;
-      }
-      throw (Error) entryFailure;
-    }
-    if (uploadFailure != null) {
-      storeListedChunkAnew(path, p, chunk, data, fence, uploadFailure);
-      return;
-    }
-    long late = uploadEnded - chunk.getModifiedTsNs() / 1_000_000 - PENDING_UPLOAD_LIMIT_MS;
-    if (late > 0) {
-      // Another broker that claimed the partition meanwhile may have read the object as ending
-      // before this chunk: the bytes are stored, but the append cannot count as done.
-      throw new IOException(
-          "append to "
-              + path
-              + ": the upload of chunk "
-              + chunk.getFileId()
-              + " ended "
-              + late
-              + " ms past its limit of "
-              + PENDING_UPLOAD_LIMIT_MS
-              + " ms");
-    }
-  }
-
-  /**
-   * The upload of an append's chunk, run at most once on the appending thread: what it took and how
-   * it ended. Never throws; a failure is kept for the append to handle.
-   */
-  private final class UploadOnce implements Runnable {
-    private final FileIdPool.FileId id;
-    private final ByteBuf data;
-    private boolean ran;
-    long nanos;
-    long endedMillis;
-    Throwable failure;
-
-    UploadOnce(FileIdPool.FileId id, ByteBuf data) {
-      this.id = id;
-      this.data = data;
-    }
-
-    @Override
-    public void run() {
-      if (ran) {
-        return;
-      }
-      ran = true;
-      long start = System.nanoTime();
-      try {
-        uploader.uploadOnce(id, data);
-        endedMillis = System.currentTimeMillis();
-      } catch (IOException | RuntimeException e) {
-        failure = e;
-      } finally {
-        nanos = System.nanoTime() - start;
-      }
-      if (failure == null) {
-        timings.upload(nanos, data.readableBytes());
-      }
-    }
+    chunkAppends.uploadThenList(path, p, data, fence);
   }
 
   /** When readers give up on a pending chunk that is missing ({@link #PENDING_SETTLE_MS}). */
   static long pendingSettledMillis(FileChunk chunk) {
     return chunk.getModifiedTsNs() / 1_000_000 + PENDING_SETTLE_MS;
-  }
-
-  /**
-   * After the upload of {@code listed} failed while the transaction listing it landed: uploads the
-   * bytes again (retrying on fresh assignments, as a sequential append does) and replaces the chunk
-   * in the entry. If this fails too, the entry still ends in a chunk that was never stored, past
-   * the caller's valid data; readers treat the object as ending before it ({@link
-   * ChunkReader#read}).
-   */
-  private void storeListedChunkAnew(
-      String path, String[] p, FileChunk listed, ByteBuf data, Fence fence, Throwable why)
-      throws IOException {
-    log.info(
-        "upload of chunk {} of {} failed ({}) while the filer listed it; storing the bytes anew",
-        listed.getFileId(),
-        path,
-        why.toString());
-    long start = System.nanoTime();
-    FileChunk stored = uploader.upload(path, data).get(0);
-    timings.upload(System.nanoTime() - start, data.readableBytes());
-    AppendAttempts attempts = new AppendAttempts(filer, batcher::transact, entries, path, retryFor);
-    start = System.nanoTime();
-    try {
-      while (true) {
-        Entry current =
-            attempts
-                .current()
-                .orElseThrow(() -> new IOException(path + " vanished during an append"));
-        if (hasChunk(current, stored)) {
-          entries.put(path, current);
-          return; // an earlier attempt landed before its answer was lost
-        }
-        int i = chunkIndex(current, listed);
-        if (i < 0) {
-          throw new IOException(
-              "append to " + path + ": its entry no longer lists chunk " + listed.getFileId());
-        }
-        Entry next =
-            current.toBuilder()
-                .setChunks(i, stored.toBuilder().setOffset(current.getChunks(i).getOffset()))
-                .removeExtended(PENDING_CHUNK_KEY)
-                .build();
-        ObjectMutation put = FilerTransactions.put(p[0], next);
-        if (attempts.attempt(transaction(path, fence, writer, put), next, fence)) {
-          return;
-        }
-      }
-    } finally {
-      timings.commit(System.nanoTime() - start);
-    }
-  }
-
-  /**
-   * Adds {@code added} to the entry; {@code pending} names the one whose upload runs alongside the
-   * transaction, recorded in the entry, or is null when every added chunk is stored already.
-   */
-  private void appendEntry(
-      String path, String[] p, List<FileChunk> added, Fence fence, String pending)
-      throws IOException {
-    appendEntry(path, p, added, fence, pending, null);
-  }
-
-  /**
-   * {@link #appendEntry(String, String[], List, Fence, String)}, running {@code meanwhile} (unless
-   * null) while its first transaction is out ({@link TransactionBatcher#transact(
-   * ObjectTransactionRequest, Runnable)}); it may not run at all, or run once.
-   */
-  private void appendEntry(
-      String path,
-      String[] p,
-      List<FileChunk> added,
-      Fence fence,
-      String pending,
-      UploadOnce meanwhile)
-      throws IOException {
-    AppendAttempts attempts =
-        new AppendAttempts(
-            filer,
-            meanwhile == null ? batcher::transact : r -> batcher.transact(r, meanwhile),
-            entries,
-            path,
-            retryFor);
-    while (true) {
-      // The entry our last append left is the one to add to, unless a write intervened: then the
-      // transaction's condition fails and the next attempt looks the entry up.
-      Optional<Entry> current = attempts.current();
-      if (attempts.mayHoldAnEarlierAttempt()
-          && !added.isEmpty()
-          && current.isPresent()
-          && hasChunk(current.get(), added.get(0))) {
-        entries.put(path, current.get());
-        return; // an earlier attempt landed before its answer was lost
-      }
-      Entry next = Entries.appended(uploader, path, current, added, pending);
-      ObjectMutation put = FilerTransactions.put(p[0], next);
-      // A fenced append needs no guard of its own: the fence leaves this store the object's only
-      // writer, and our view of the entry is dropped after any write whose outcome is unknown.
-      ObjectTransactionRequest request =
-          fence == null
-              ? transaction(path, unchanged(current), put)
-              : transaction(path, fence, writer, put);
-      if (attempts.attempt(request, next, fence)) {
-        return;
-      }
-    }
-  }
-
-  /**
-   * The guard of an unfenced append: the entry still has the chunks read, or if its content came
-   * from inline appends, still that content.
-   */
-  private static WriteCondition unchanged(Optional<Entry> current) {
-    if (current.isPresent()
-        && !current.get().getContent().isEmpty()
-        && InlineAppender.inline(current.get())) {
-      return InlineAppender.sameContent(current.get());
-    }
-    return chunksEqual(current);
   }
 
   @Override
