@@ -110,7 +110,7 @@ final class ChunkReader {
             parts.add(zeros(alloc, (int) (piece.from - at)));
           }
           int skip = (int) (piece.from - piece.chunk.getOffset() - chunkStart);
-          parts.add(bytes.retainedSlice(bytes.readerIndex() + skip, (int) (piece.to - piece.from)));
+          parts.add(part(bytes, bytes.readerIndex() + skip, (int) (piece.to - piece.from), alloc));
           at = piece.to;
         } finally {
           bytes.release();
@@ -129,6 +129,18 @@ final class ChunkReader {
         fetches.get(i).thenAccept(ByteBuf::release);
       }
     }
+  }
+
+  /**
+   * The bytes of a chunk a read needs: a slice of the chunk's buffer, or a copy when they are less
+   * than half of it, so that what a reader keeps (the tail cache counts the bytes it was given)
+   * never holds much more memory than it counts.
+   */
+  private static ByteBuf part(ByteBuf chunk, int index, int length, ByteBufAllocator alloc) {
+    if (length >= chunk.readableBytes() / 2) {
+      return chunk.retainedSlice(index, length);
+    }
+    return alloc.buffer(length).writeBytes(chunk, index, length);
   }
 
   private static ByteBuf zeros(ByteBufAllocator alloc, int n) {
