@@ -37,14 +37,14 @@ final class ChunkReader {
 
   /**
    * The object's bytes [{@code position}, {@code position + length}) as a buffer the caller
-   * releases, built from the chunks' own buffers without copying them (a composite of slices when
-   * the range spans several chunks). It holds all of them, unless the read reaches {@code pending},
-   * the chunk whose upload ran alongside the transaction that listed it (see {@link
-   * SeaweedObjectStore}), and its volume server has no such chunk: that upload never ended, its
-   * append never returned, and the object is read as ending where that chunk starts. Cached chunks
-   * come from memory, the others are fetched from their volume servers all at once; a chunk small
-   * enough for the cache is fetched whole and kept, so the next read that starts inside it is
-   * served from memory. Bytes no chunk covers read as zeros.
+   * releases, built from the chunks' own buffers (a composite of slices when the range spans
+   * several chunks; only a part shorter than half its chunk is copied, see {@link #part}). It holds
+   * all of them, unless the read reaches {@code pending}, the chunk whose upload ran alongside the
+   * transaction that listed it (see {@link SeaweedObjectStore}), and its volume server has no such
+   * chunk: that upload never ended, its append never returned, and the object is read as ending
+   * where that chunk starts. Cached chunks come from memory, the others are fetched from their
+   * volume servers all at once; a chunk small enough for the cache is fetched whole and kept, so
+   * the next read that starts inside it is served from memory. Bytes no chunk covers read as zeros.
    */
   ByteBuf read(
       String path,
@@ -99,6 +99,9 @@ final class ChunkReader {
                 path,
                 pending,
                 piece.chunk.getOffset());
+            if (piece.from > at) {
+              parts.add(zeros(alloc, (int) (piece.from - at)));
+            }
             return join(parts, alloc);
           }
         }
