@@ -301,8 +301,9 @@ final class PlainHttp implements AutoCloseable {
   private static final class Body {
     private final int max;
     private final ByteBufAllocator alloc;
-    private final ByteArrayOutputStream kept;
-    private final byte[] buffer = new byte[8192];
+    private final long expected;
+    private ByteArrayOutputStream kept; // made on first use, as most bodies never need it
+    private byte[] buffer;
     private byte[] whole;
     private ByteBuf direct;
 
@@ -313,11 +314,22 @@ final class PlainHttp implements AutoCloseable {
     Body(int max, long expected, ByteBufAllocator alloc) {
       this.max = max;
       this.alloc = alloc;
-      this.kept = new ByteArrayOutputStream(expected > max ? max : 32);
+      this.expected = expected;
+    }
+
+    private ByteArrayOutputStream kept() {
+      if (kept == null) {
+        kept = new ByteArrayOutputStream(expected > max ? max : 32);
+      }
+      return kept;
+    }
+
+    private int keptSize() {
+      return kept == null ? 0 : kept.size();
     }
 
     void copy(Inbound in, long n) throws IOException {
-      if (alloc != null && direct == null && kept.size() == 0 && whole == null && n <= max) {
+      if (alloc != null && direct == null && keptSize() == 0 && whole == null && n <= max) {
         ByteBuf into = alloc.directBuffer((int) n);
         try {
           in.readFully(into, (int) n);
@@ -329,11 +341,11 @@ final class PlainHttp implements AutoCloseable {
         return;
       }
       if (direct != null) {
-        kept.write(ByteBufUtil.getBytes(direct), 0, direct.readableBytes());
+        kept().write(ByteBufUtil.getBytes(direct), 0, direct.readableBytes());
         direct.release();
         direct = null;
       }
-      if (kept.size() == 0 && whole == null && n <= max && n < Integer.MAX_VALUE) {
+      if (keptSize() == 0 && whole == null && n <= max && n < Integer.MAX_VALUE) {
         byte[] all = in.readNBytes((int) n);
         if (all.length < n) {
           throw new EOFException("answer body ended " + (n - all.length) + " bytes early");
@@ -342,8 +354,11 @@ final class PlainHttp implements AutoCloseable {
         return;
       }
       if (whole != null) {
-        kept.write(whole, 0, whole.length);
+        kept().write(whole, 0, whole.length);
         whole = null;
+      }
+      if (buffer == null) {
+        buffer = new byte[8192];
       }
       long left = n;
       while (left > 0) {
@@ -354,16 +369,16 @@ final class PlainHttp implements AutoCloseable {
           }
           throw new EOFException("answer body ended " + left + " bytes early");
         }
-        int keep = Math.min(r, max - kept.size());
+        int keep = Math.min(r, max - keptSize());
         if (keep > 0) {
-          kept.write(buffer, 0, keep);
+          kept().write(buffer, 0, keep);
         }
         left -= r;
       }
     }
 
     byte[] bytes() {
-      return whole != null ? whole : kept.toByteArray();
+      return whole != null ? whole : kept == null ? new byte[0] : kept.toByteArray();
     }
 
     /** Drops a buffer the body was read into, after a failure. */

@@ -219,7 +219,7 @@ public final class RecordBatches {
   public static ValidationResult validateRecords(RecordBatch batch, int maxUncompressedBytes) {
     try (RecordIterator records = batch.records(maxUncompressedBytes)) {
       while (records.hasNext()) {
-        records.next();
+        records.skipNext();
       }
     } catch (InvalidRecordException e) {
       return ValidationResult.invalid(Code.INVALID_RECORDS, e.getMessage());

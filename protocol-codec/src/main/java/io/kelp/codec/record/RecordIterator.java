@@ -34,6 +34,9 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
   private int pos;
   private int index;
   private boolean closed;
+  private int lastOffsetDelta;
+  private long lastTimestamp;
+  private boolean lastHasKey;
 
   RecordIterator(RecordBatch batch, int maxUncompressedBytes, ByteBufAllocator alloc) {
     this.baseOffset = batch.baseOffset();
@@ -83,21 +86,56 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
 
   @Override
   public Record next() {
+    startNext();
+    Record record = readRecord(true);
+    endNext();
+    return record;
+  }
+
+  /**
+   * Reads and checks the next record exactly as {@link #next} does, without building it (no record,
+   * no slices, no headers): for checks that look at a few fields of every record. Those fields are
+   * then {@link #offsetDelta()}, {@link #timestamp()} and {@link #hasKey()}.
+   */
+  public void skipNext() {
+    startNext();
+    readRecord(false);
+    endNext();
+  }
+
+  /** The offset delta of the record the last {@link #next} or {@link #skipNext} read. */
+  public int offsetDelta() {
+    return lastOffsetDelta;
+  }
+
+  /** The timestamp (resolved as {@link Record#timestamp}) of the record last read. */
+  public long timestamp() {
+    return lastTimestamp;
+  }
+
+  /** Whether the record last read has a key (null is none; an empty key is one). */
+  public boolean hasKey() {
+    return lastHasKey;
+  }
+
+  private void startNext() {
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
     if (closed) {
       throw new IllegalStateException("iterator closed");
     }
-    Record record = readRecord();
+  }
+
+  private void endNext() {
     index++;
     if (index == count && pos != end) {
       throw fail((end - pos) + " bytes left after the last of " + count + " records");
     }
-    return record;
   }
 
-  private Record readRecord() {
+  /** Reads the record at {@code pos}; builds it only if {@code build}, else returns null. */
+  private Record readRecord(boolean build) {
     int start = pos;
     int length = readVarint(end, "record length");
     if (length < 0) {
@@ -113,46 +151,55 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
     byte attributes = data.getByte(pos++);
     long timestampDelta = readVarlong(limit, "timestamp delta");
     int offsetDelta = readVarint(limit, "offset delta");
-    ByteBuf key = readBytes(limit, "key", "key length");
-    ByteBuf value = readBytes(limit, "value", "value length");
-    List<RecordHeader> headers = readHeaders(limit);
+    int keyLength = skipBytes(limit, "key", "key length");
+    int keyAt = pos - Math.max(keyLength, 0);
+    int valueLength = skipBytes(limit, "value", "value length");
+    int valueAt = pos - Math.max(valueLength, 0);
+    List<RecordHeader> headers = readHeaders(limit, build);
     if (pos != limit) {
       throw fail("record length says " + length + " bytes but its fields take " + (pos - start));
     }
     long timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+    lastOffsetDelta = offsetDelta;
+    lastTimestamp = timestamp;
+    lastHasKey = keyLength >= 0;
+    if (!build) {
+      return null;
+    }
     return new Record(
         baseOffset + offsetDelta,
         offsetDelta,
         timestamp,
         timestampDelta,
         attributes,
-        key,
-        value,
+        keyLength < 0 ? null : data.slice(keyAt, keyLength),
+        valueLength < 0 ? null : data.slice(valueAt, valueLength),
         headers,
         limit - start);
   }
 
-  private List<RecordHeader> readHeaders(int limit) {
+  /** The headers, checked; built only if {@code build}, else null. */
+  private List<RecordHeader> readHeaders(int limit, boolean build) {
     int headerCount = readVarint(limit, "header count");
     if (headerCount < 0) {
       throw fail("negative header count " + headerCount);
     }
     if (headerCount == 0) {
-      return List.of();
+      return build ? List.of() : null;
     }
     // Each header takes at least two bytes: its key and value lengths.
     if (headerCount > (limit - pos) / 2) {
       throw fail(
           "header count " + headerCount + " does not fit the " + (limit - pos) + " bytes left");
     }
-    List<RecordHeader> headers = new ArrayList<>(headerCount);
+    List<RecordHeader> headers = build ? new ArrayList<>(headerCount) : null;
     for (int i = 0; i < headerCount; i++) {
       int keyLength = readVarint(limit, "header key length");
       if (keyLength < 0 || keyLength > limit - pos) {
         throw fail(
             "header " + i + " key length " + keyLength + " with " + (limit - pos) + " bytes left");
       }
-      String key = data.toString(pos, keyLength, StandardCharsets.UTF_8);
+      String key = build ? data.toString(pos, keyLength, StandardCharsets.UTF_8) : null;
       pos += keyLength;
       int valueLength = readVarint(limit, "header value length");
       if (valueLength < -1 || valueLength > limit - pos) {
@@ -162,31 +209,34 @@ public final class RecordIterator implements Iterator<Record>, AutoCloseable {
       }
       byte[] value = null;
       if (valueLength >= 0) {
-        value = new byte[valueLength];
-        data.getBytes(pos, value);
+        if (build) {
+          value = new byte[valueLength];
+          data.getBytes(pos, value);
+        }
         pos += valueLength;
       }
-      headers.add(new RecordHeader(key, value));
+      if (build) {
+        headers.add(new RecordHeader(key, value));
+      }
     }
     return headers;
   }
 
   /**
-   * A length-prefixed field: null for length -1, else a slice of the data. {@code lengthName} is
+   * Steps over a length-prefixed field and returns its length, -1 for null. {@code lengthName} is
    * {@code field + " length"}, passed as a constant since this runs for every record.
    */
-  private ByteBuf readBytes(int limit, String field, String lengthName) {
+  private int skipBytes(int limit, String field, String lengthName) {
     int length = readVarint(limit, lengthName);
     if (length == -1) {
-      return null;
+      return -1;
     }
     if (length < -1 || length > limit - pos) {
       throw fail(
           field + " length " + length + " with " + (limit - pos) + " bytes left in the record");
     }
-    ByteBuf slice = data.slice(pos, length);
     pos += length;
-    return slice;
+    return length;
   }
 
   /** A zig-zag varint of at most 5 bytes; like Kafka, bits past 32 are dropped. */

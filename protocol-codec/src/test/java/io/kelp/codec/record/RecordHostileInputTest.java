@@ -13,6 +13,7 @@ import io.kelp.codec.record.ValidationResult.Code;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -164,12 +165,41 @@ class RecordHostileInputTest {
     return buf;
   }
 
+  /**
+   * Reads every record twice, building them ({@link RecordIterator#next}) and not ({@link
+   * RecordIterator#skipNext}): both walks must see the same fields and fail at the same place with
+   * the same message, which is then thrown.
+   */
   private void readAll(RecordBatch batch) {
+    List<String> built = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    InvalidRecordException buildFailure = walk(batch, true, built);
+    InvalidRecordException skipFailure = walk(batch, false, skipped);
+    assertEquals(built, skipped);
+    assertEquals(
+        buildFailure == null ? null : buildFailure.getMessage(),
+        skipFailure == null ? null : skipFailure.getMessage());
+    if (buildFailure != null) {
+      throw buildFailure;
+    }
+  }
+
+  private InvalidRecordException walk(RecordBatch batch, boolean build, List<String> seen) {
     try (RecordIterator records = batch.records(CAP, alloc)) {
       while (records.hasNext()) {
-        Record r = records.next();
-        assertNotNull(r.headers());
+        if (build) {
+          Record r = records.next();
+          assertNotNull(r.headers());
+          seen.add(r.offsetDelta() + "/" + r.timestamp() + "/" + (r.key() != null));
+          assertEquals(r.offsetDelta(), records.offsetDelta());
+        } else {
+          records.skipNext();
+          seen.add(records.offsetDelta() + "/" + records.timestamp() + "/" + records.hasKey());
+        }
       }
+      return null;
+    } catch (InvalidRecordException e) {
+      return e;
     }
   }
 

@@ -1,7 +1,6 @@
 package io.kelp.gateway.api.produce;
 
 import io.kelp.codec.record.InvalidRecordException;
-import io.kelp.codec.record.Record;
 import io.kelp.codec.record.RecordBatch;
 import io.kelp.codec.record.RecordIterator;
 import io.kelp.gateway.api.Errors;
@@ -31,25 +30,25 @@ final class RecordChecks {
     int index = 0;
     try (RecordIterator records = batch.records(maxUncompressedBytes)) {
       while (records.hasNext()) {
-        Record r = records.next();
-        if (r.offsetDelta() != index) {
+        records.skipNext();
+        if (records.offsetDelta() != index) {
           return new Failure(
               Errors.INVALID_RECORD,
               index,
-              "Record " + index + " has offset delta " + r.offsetDelta() + " in " + where);
+              "Record " + index + " has offset delta " + records.offsetDelta() + " in " + where);
         }
-        if (config.compact() && !r.hasKey()) {
+        if (config.compact() && !records.hasKey()) {
           return new Failure(
               Errors.INVALID_RECORD,
               index,
               "Compacted topic cannot accept message without key in topic partition " + where);
         }
-        if (checkTimes && (r.timestamp() < earliest || r.timestamp() > latest)) {
+        if (checkTimes && (records.timestamp() < earliest || records.timestamp() > latest)) {
           return new Failure(
               Errors.INVALID_TIMESTAMP,
               index,
               "Timestamp "
-                  + r.timestamp()
+                  + records.timestamp()
                   + " of message with offset "
                   + index
                   + " is out of range. The timestamp should be within ["
