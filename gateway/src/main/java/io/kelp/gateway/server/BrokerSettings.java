@@ -11,6 +11,7 @@ import static io.kelp.gateway.server.BrokerConfig.DATA_DIR;
 import static io.kelp.gateway.server.BrokerConfig.DEFAULT_PARTITIONS;
 import static io.kelp.gateway.server.BrokerConfig.FILER;
 import static io.kelp.gateway.server.BrokerConfig.FLUSH_GATHER_MS;
+import static io.kelp.gateway.server.BrokerConfig.FLUSH_LAZY_MS;
 import static io.kelp.gateway.server.BrokerConfig.FLUSH_MAX_BYTES;
 import static io.kelp.gateway.server.BrokerConfig.FLUSH_MAX_DELAY_MS;
 import static io.kelp.gateway.server.BrokerConfig.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS;
@@ -174,7 +175,15 @@ public final class BrokerSettings {
               BrokerConfig.AUTO,
               "Longest wait of a partition's flush for as many appends as its producers lately"
                   + " kept in flight, so that they go to the store in one write (0: no wait)."
-                  + " auto: 2 on SeaweedFS, 0 on the local store."),
+                  + " auto: 4 on SeaweedFS, 0 on the local store."),
+          new Setting(
+              FLUSH_LAZY_MS,
+              "MS",
+              BrokerConfig.AUTO,
+              "Longest wait before flushing appends that nothing waits for (acks=0 and acks=1,"
+                  + " while no acks=all produce or fetch waits on the partition), so that they go"
+                  + " to the store in fewer, larger writes; a crash can lose that much more of them"
+                  + " (0: no wait). auto: 10 on SeaweedFS, 0 on the local store."),
           new Setting(
               MEMORY_MAX_BYTES,
               "BYTES",

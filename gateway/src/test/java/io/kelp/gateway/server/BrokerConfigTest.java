@@ -86,6 +86,28 @@ class BrokerConfigTest {
   }
 
   @Test
+  void flushesUnawaitedAppendsLazilyOnSeaweedfsUnlessSet() {
+    assertEquals("auto", BrokerConfig.of(Map.of()).string("flush.lazy.ms"));
+    assertEquals(0, BrokerConfig.of(Map.of()).engineConfig().flushLazyMs(), "local store");
+    BrokerConfig onSeaweed =
+        BrokerConfig.of(Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888"));
+    assertEquals(10, onSeaweed.engineConfig().flushLazyMs());
+    assertEquals(
+        0,
+        BrokerConfig.of(
+                Map.of("store", "seaweedfs", "filer", "127.0.0.1:8888", "flush.lazy.ms", "0"))
+            .engineConfig()
+            .flushLazyMs());
+    assertEquals(25, BrokerConfig.of(Map.of("flush.lazy.ms", "25")).flushLazyMs());
+    IllegalArgumentException bad =
+        assertThrows(
+            IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("flush.lazy.ms", "x")));
+    assertTrue(bad.getMessage().contains("flush.lazy.ms"), bad.getMessage());
+    assertThrows(
+        IllegalArgumentException.class, () -> BrokerConfig.of(Map.of("flush.lazy.ms", "-1")));
+  }
+
+  @Test
   void flagBeatsEnvironmentBeatsFileBeatsDefault() {
     Properties file = new Properties();
     file.setProperty("broker.id", "1");

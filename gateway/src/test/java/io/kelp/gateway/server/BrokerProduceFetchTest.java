@@ -151,6 +151,55 @@ class BrokerProduceFetchTest {
     assertEquals(20, readAll("gathered", 2, 20, Map.of()).size());
   }
 
+  /**
+   * acks=1 data that nothing waits for is held back for larger writes (here, with a wait of a
+   * minute, until something waits): a consumer waiting at the end of the log, or an acks=all
+   * produce, has it written at once.
+   */
+  @Test
+  void acksOneDataIsWrittenLazilyUntilAConsumerOrAnAcksAllProduceWaits() throws Exception {
+    kelp.close();
+    kelp = TestBroker.start(dir, Map.of("flush.lazy.ms", "60000"));
+    admin.close();
+    admin = kelp.admin();
+    create("lazy", 1, Map.of());
+    TopicPartition tp = new TopicPartition("lazy", 0);
+    Map<String, Object> acksOne =
+        Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
+      for (int i = 0; i < 10; i++) {
+        assertEquals(i, one.send(new ProducerRecord<>("lazy", "first-" + i)).get().offset());
+      }
+    }
+    Thread.sleep(300);
+    assertEquals(0, latestOffset(tp), "acks=1 data was written although nothing waited for it");
+    long started = System.nanoTime();
+    assertEquals(10, readAll("lazy", 1, 10, Map.of()).size());
+    long ms = (System.nanoTime() - started) / 1_000_000;
+    assertTrue(ms < 15_000, "a waiting consumer got the records after " + ms + " ms");
+    assertEquals(10, latestOffset(tp));
+
+    try (KafkaProducer<String, String> one = kelp.producer(acksOne);
+        KafkaProducer<String, String> all =
+            kelp.producer(Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {
+      for (int i = 0; i < 5; i++) {
+        one.send(new ProducerRecord<>("lazy", "second-" + i)).get();
+      }
+      Thread.sleep(300);
+      assertEquals(10, latestOffset(tp), "acks=1 data was written although nothing waited for it");
+      started = System.nanoTime();
+      assertEquals(15, all.send(new ProducerRecord<>("lazy", "acks-all")).get().offset());
+      ms = (System.nanoTime() - started) / 1_000_000;
+      assertTrue(ms < 15_000, "an acks=all produce waited " + ms + " ms");
+    }
+    assertEquals(16, latestOffset(tp), "the acks=1 data before it went with the acks=all write");
+    assertEquals(16, readAll("lazy", 1, 16, Map.of()).size());
+  }
+
+  private long latestOffset(TopicPartition tp) throws Exception {
+    return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
+  }
+
   @Test
   void everyCompressionCodecRoundTrips() throws Exception {
     for (String codec : List.of("none", "gzip", "snappy", "lz4", "zstd")) {

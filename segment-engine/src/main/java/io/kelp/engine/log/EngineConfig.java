@@ -20,6 +20,9 @@ package io.kelp.engine.log;
  *     for the requests that produce connections are still sending (0: it does not wait): a producer
  *     with several requests in flight then has them written together, in one store write per
  *     partition rather than two or three
+ * @param flushLazyMs longest time appended data that nothing waits for (acks=0 and acks=1 produce,
+ *     while no acks=all produce and no fetch waits on its partition) waits before a flush starts,
+ *     so that it goes to the store in fewer, larger writes (0: as flushMaxDelayMs alone says)
  */
 public record EngineConfig(
     long flushMaxDelayMs,
@@ -31,14 +34,41 @@ public record EngineConfig(
     long producerIdExpirationMs,
     long cleanerBackoffMs,
     long cleanerDedupeBufferBytes,
-    long flushGatherMs) {
+    long flushGatherMs,
+    long flushLazyMs) {
 
   public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 5_000;
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
   public static final long DEFAULT_CLEANER_BACKOFF_MS = 15_000;
   public static final long DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES = 32L << 20;
 
-  /** The first five settings, the rest at their defaults (no gathering). */
+  /** All but the last setting, data that nothing waits for flushed like any other. */
+  public EngineConfig(
+      long flushMaxDelayMs,
+      long flushMaxBytes,
+      long memoryMaxBytes,
+      long tailCacheBytes,
+      int ioThreads,
+      long retentionCheckIntervalMs,
+      long producerIdExpirationMs,
+      long cleanerBackoffMs,
+      long cleanerDedupeBufferBytes,
+      long flushGatherMs) {
+    this(
+        flushMaxDelayMs,
+        flushMaxBytes,
+        memoryMaxBytes,
+        tailCacheBytes,
+        ioThreads,
+        retentionCheckIntervalMs,
+        producerIdExpirationMs,
+        cleanerBackoffMs,
+        cleanerDedupeBufferBytes,
+        flushGatherMs,
+        0);
+  }
+
+  /** The first five settings, the rest at their defaults (no gathering, no lazy flushes). */
   public EngineConfig(
       long flushMaxDelayMs,
       long flushMaxBytes,
@@ -55,6 +85,7 @@ public record EngineConfig(
         DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         DEFAULT_CLEANER_BACKOFF_MS,
         DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
+        0,
         0);
   }
 

@@ -38,6 +38,12 @@ import org.slf4j.LoggerFactory;
  * ProduceConnections}): they are then written together, in one cycle, once its answers let them go.
  * A partition whose flush failed is retried after a growing delay without holding up the others.
  *
+ * <p>With flushLazyMs above 0, a cycle in which nothing waits for any partition's pending data
+ * (only acks=0 and acks=1 appends, no fetch waiting for the high watermark) waits up to that long
+ * after the first pending append, or until flushMaxBytes are pending: such data goes to the store
+ * in fewer, larger writes, which cost SeaweedFS far less per byte. An append that is waited for, or
+ * a fetch that starts waiting, ends the wait at once.
+ *
  * <p>The store hears of each cycle's writers ({@link ConcurrentWrites}), so that it can send their
  * round trips together.
  */
@@ -52,6 +58,9 @@ final class GroupCommitFlusher {
 
   private final long maxDelayNanos;
   private final long maxBytes;
+
+  /** How long a cycle may wait when nothing waits for its data (0: no longer than maxDelay). */
+  private final long lazyNanos;
 
   /**
    * How long a cycle may wait for the requests that produce connections are still sending (0: it
@@ -78,6 +87,10 @@ final class GroupCommitFlusher {
   private long firstDirtyNanos;
   private boolean urgentPending;
   private volatile boolean delaying;
+
+  /** Whether the current wait is the lazy one, which an awaited append or a waiting fetch ends. */
+  private volatile boolean lazy;
+
   private volatile boolean gathering;
   private volatile boolean stopping;
   private volatile boolean halted;
@@ -86,6 +99,7 @@ final class GroupCommitFlusher {
       EngineConfig config, MemoryBudget memory, Executor io, ConcurrentWrites writes) {
     this.maxDelayNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushMaxDelayMs()));
     this.maxBytes = config.flushMaxBytes();
+    this.lazyNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushLazyMs()));
     this.gatherNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, config.flushGatherMs()));
     this.memory = memory;
     this.io = io;
@@ -124,11 +138,12 @@ final class GroupCommitFlusher {
   }
 
   /**
-   * After an append: ends a delayed wait early once enough bytes are pending; cheap when not
-   * waiting.
+   * After an append, or when a fetch starts waiting on a log ({@code awaited}: something now waits
+   * for pending data): ends a delayed wait early once enough bytes are pending, and a lazy wait
+   * once something waits; cheap when not waiting.
    */
-  void nudge() {
-    if (delaying && memory.pendingBytes() >= maxBytes) {
+  void nudge(boolean awaited) {
+    if ((awaited && lazy) || (delaying && memory.pendingBytes() >= maxBytes)) {
       signal();
     }
   }
@@ -271,8 +286,21 @@ final class GroupCommitFlusher {
           due.add(e.getKey());
         }
         boolean gather = false;
+        boolean lazyWait = false;
         if (!due.isEmpty()) {
-          long dueAt = firstDirtyNanos + maxDelayNanos;
+          long delay = maxDelayNanos;
+          if (lazyNanos > maxDelayNanos) {
+            // Set before looking: an append or fetch that starts waiting meanwhile either is seen
+            // here or sees this and signals (it then waits for the lock until this thread waits).
+            lazy = true;
+            if (anyAwaited(due)) {
+              lazy = false;
+            } else {
+              delay = lazyNanos;
+              lazyWait = true;
+            }
+          }
+          long dueAt = firstDirtyNanos + delay;
           boolean urgent = stopping || urgentPending || memory.pendingBytes() >= maxBytes;
           // set before asking, so that a connection completed meanwhile signals (under the lock,
           // which this thread holds until it waits)
@@ -288,19 +316,21 @@ final class GroupCommitFlusher {
           if (gatherUntil != 0) {
             gather = true;
             wakeAt = Math.min(wakeAt, gatherUntil);
-          } else if (maxDelayNanos == 0 || urgent || now >= dueAt) {
+          } else if (delay == 0 || urgent || now >= dueAt) {
             for (SegmentLog l : due) {
               dirty.remove(l);
             }
             firstDirtyNanos = now;
             urgentPending = false;
             this.gathering = false;
+            lazy = false;
             return due;
           } else {
             wakeAt = Math.min(wakeAt, dueAt);
           }
         }
         delaying = !due.isEmpty() && !gather;
+        lazy = delaying && lazyWait;
         this.gathering = gather;
         if (wakeAt == Long.MAX_VALUE) {
           changed.await();
@@ -308,10 +338,20 @@ final class GroupCommitFlusher {
           changed.awaitNanos(wakeAt - now);
         }
         delaying = false;
+        lazy = false;
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  private static boolean anyAwaited(List<SegmentLog> logs) {
+    for (SegmentLog l : logs) {
+      if (l.flushAwaited()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   void join(long timeoutMs) throws InterruptedException {

@@ -35,6 +35,13 @@ final class LogFlush {
 
   private volatile long highWatermark;
   private volatile boolean rollRequested;
+
+  /**
+   * Whether something waits for data queued since the last write began: an awaited append, or a
+   * durable future handed out for pending data. Cleared when a write takes what is pending.
+   */
+  private volatile boolean awaited;
+
   private int failedFlushes;
 
   LogFlush(
@@ -50,8 +57,14 @@ final class LogFlush {
     this.highWatermark = highWatermark;
   }
 
-  /** Queues the chunk of an append, in offset order, for the next flush. */
-  void queue(PendingChunk chunk) {
+  /**
+   * Queues the chunk of an append, in offset order, for the next flush; {@code awaited} if its
+   * caller waits for it to be durable.
+   */
+  void queue(PendingChunk chunk, boolean awaited) {
+    if (awaited) {
+      this.awaited = true;
+    }
     pending.add(chunk);
     lastQueued = chunk.durable;
     memory.reserve(chunk.size());
@@ -59,7 +72,19 @@ final class LogFlush {
 
   /** Completes once the records up to {@code offset} (queued already) are durable. */
   CompletableFuture<Void> durableThrough(long offset) {
-    return offset < highWatermark ? CompletableFuture.completedFuture(null) : lastQueued;
+    if (offset < highWatermark) {
+      return CompletableFuture.completedFuture(null);
+    }
+    awaited = true;
+    return lastQueued;
+  }
+
+  /**
+   * Whether the next flush should not be held back: something waits for what is pending, or a fetch
+   * waits for the high watermark to move.
+   */
+  boolean awaited() {
+    return awaited || !hwListeners.isEmpty();
   }
 
   /**
@@ -69,6 +94,9 @@ final class LogFlush {
    * written before the error is completed either way.
    */
   IOException write(LogConfig config, boolean checkpoint, long nowMs) {
+    // Cleared before the snapshot: a waiter that comes later sets it again, whether or not its
+    // chunk is in this write (if it is, the next cycle is merely not held back).
+    awaited = false;
     List<PendingChunk> chunks = pending.snapshot();
     int written = 0;
     IOException error = null;

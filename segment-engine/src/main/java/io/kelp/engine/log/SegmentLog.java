@@ -155,7 +155,7 @@ final class SegmentLog implements PartitionLog {
       check.commit();
       nextOffset = chunk.nextOffset;
       logEndOffset = chunk.nextOffset;
-      writes.queue(chunk);
+      writes.queue(chunk, options.awaited());
       result =
           new AppendResult(
               AppendResult.Status.OK,
@@ -169,7 +169,7 @@ final class SegmentLog implements PartitionLog {
       lock.unlock();
     }
     scheduleFlush();
-    ctx.flusher().nudge();
+    ctx.flusher().nudge(options.awaited());
     return result;
   }
 
@@ -391,7 +391,20 @@ final class SegmentLog implements PartitionLog {
 
   @Override
   public AutoCloseable onHighWatermark(Runnable listener) {
-    return writes.onHighWatermark(listener);
+    AutoCloseable registration = writes.onHighWatermark(listener);
+    // A fetch now waits on this log: what is pending should not be held back for larger writes.
+    if (!writes.nothingPending()) {
+      ctx.flusher().nudge(true);
+    }
+    return registration;
+  }
+
+  /**
+   * Whether this log's next flush should start without the lazy delay: something waits for its
+   * pending data, or the log is closing or being deleted.
+   */
+  boolean flushAwaited() {
+    return state != State.OPEN || writes.awaited();
   }
 
   // ---------------------------------------------------------------- for maintenance

@@ -130,6 +130,65 @@ class GroupCommitFlusherTest extends LogTestSupport {
     assertEquals(1, store.appends.get());
   }
 
+  @Test
+  void appendsThatNothingWaitsForAreHeldBackUntilAnAwaitedOneComes() throws Exception {
+    engineConfig = lazyConfig(60_000, 4L << 20);
+    PartitionLog log = open();
+    List<AppendResult> results = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      results.add(appendUnawaited(log, Batches.batch("acks1-" + i, 1, 1000 + i)));
+    }
+    Thread.sleep(150);
+    assertFalse(results.get(0).durable().isDone(), "flushed although nothing waits for it");
+    assertEquals(0, store.appends.get());
+    assertEquals(0, log.highWatermark());
+    // an acks=all append ends the wait at once, and goes in the same write
+    results.add(append(log, Batches.batch("acksall", 1, 2000)));
+    for (AppendResult r : results) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    assertEquals(1, store.appends.get());
+    assertEquals(4, log.highWatermark());
+    assertEquals(4, readAll(log).size());
+  }
+
+  @Test
+  void aFetchThatStartsWaitingEndsALazyWait() throws Exception {
+    engineConfig = lazyConfig(60_000, 4L << 20);
+    PartitionLog log = open();
+    AppendResult r = appendUnawaited(log, Batches.batch("acks1", 1, 1000));
+    Thread.sleep(100);
+    assertFalse(r.durable().isDone(), "flushed although nothing waits for it");
+    CompletableFuture<Void> moved = new CompletableFuture<>();
+    // as a fetch waiting at the log's end registers
+    try (AutoCloseable listening = log.onHighWatermark(() -> moved.complete(null))) {
+      moved.get(10, TimeUnit.SECONDS);
+    }
+    r.durable().get(10, TimeUnit.SECONDS);
+    assertEquals(1, log.highWatermark());
+  }
+
+  @Test
+  void aLazyWaitEndsAfterItsDelayOrAtFlushMaxBytes() throws Exception {
+    int batch = Batches.sized(1000, 1).readableBytes();
+    engineConfig = lazyConfig(300, 3L * batch);
+    PartitionLog log = open();
+    long start = System.nanoTime();
+    AppendResult alone = appendUnawaited(log, Batches.sized(1000, 1000));
+    alone.durable().get(10, TimeUnit.SECONDS);
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertTrue(waitedMs >= 250, "flushed after " + waitedMs + " ms, before the lazy delay");
+    long before = store.appends.get();
+    List<AppendResult> results = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      results.add(appendUnawaited(log, Batches.sized(1000, 2000 + i)));
+    }
+    for (AppendResult r : results) {
+      r.durable().get(10, TimeUnit.SECONDS);
+    }
+    assertEquals(before + 1, store.appends.get(), "the three pending batches in one write");
+  }
+
   /**
    * One produce request at acks=all as the gateway sends it to the engine: told to the connection
    * before and after its appends, and answered once they are all durable.

@@ -62,6 +62,31 @@ abstract class LogTestSupport {
         gatherMs);
   }
 
+  /**
+   * A quiet engine that flushes at once what is waited for, and holds back up to {@code lazyMs}, or
+   * until {@code flushMaxBytes} are pending, what nothing waits for.
+   */
+  static EngineConfig lazyConfig(long lazyMs, long flushMaxBytes) {
+    long hour = 3_600_000L;
+    return new EngineConfig(
+        0,
+        flushMaxBytes,
+        64L << 20,
+        1L << 20,
+        2,
+        hour,
+        EngineConfig.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        hour,
+        EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
+        0,
+        lazyMs);
+  }
+
+  /** Appends as an acks=1 producer does: nothing waits for the records to be durable. */
+  static AppendResult appendUnawaited(PartitionLog log, ByteBuf batch) {
+    return log.append(batch, new AppendOptions(System.currentTimeMillis(), false));
+  }
+
   /** Starts a fresh engine (as after a restart) over the same directory. */
   SegmentLogEngine startEngine() throws Exception {
     store = new FaultInjectingStore(new LocalObjectStore(root, alloc));

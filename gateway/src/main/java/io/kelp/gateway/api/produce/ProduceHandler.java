@@ -114,7 +114,7 @@ public final class ProduceHandler implements ApiHandler {
         if (requestError != Errors.NONE) {
           fail(out, requestError, requestMessage);
         } else {
-          CompletableFuture<Void> durable = append(ctx, topic, p, now, out);
+          CompletableFuture<Void> durable = append(ctx, topic, p, now, acks == ACKS_ALL, out);
           if (durable != null && acks == ACKS_ALL) {
             pending.add(new Pending(out, durable));
           }
@@ -140,13 +140,15 @@ public final class ProduceHandler implements ApiHandler {
 
   /**
    * Validates and appends one partition's records, filling in {@code out}. Returns the future of
-   * their durability when they were appended, else null.
+   * their durability when they were appended, else null. {@code awaited}: the answer waits for that
+   * future (acks=all).
    */
   private CompletableFuture<Void> append(
       RequestContext ctx,
       LiveTopic topic,
       PartitionProduceData p,
       long now,
+      boolean awaited,
       PartitionProduceResponse out) {
     PartitionLog log = topic == null ? null : topic.log(p.index());
     if (log == null) {
@@ -183,7 +185,7 @@ public final class ProduceHandler implements ApiHandler {
                   .setBatchIndexErrorMessage(failure.message()));
       return null;
     }
-    AppendResult result = log.append(records, new AppendOptions(now));
+    AppendResult result = log.append(records, new AppendOptions(now, awaited));
     switch (result.status()) {
       case OK, DUPLICATE -> {
         out.setBaseOffset(result.baseOffset())
