@@ -456,27 +456,24 @@ public final class BrokerConfig {
 
   /** The value {@code flush.gather.ms} names, {@code auto} worked out by the store. */
   public long flushGatherMs() {
-    String value = string(FLUSH_GATHER_MS).trim();
-    if (value.equalsIgnoreCase(AUTO)) {
-      return store().equals("seaweedfs") ? SEAWEED_FLUSH_GATHER_MS : 0;
-    }
-    try {
-      return Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw bad(FLUSH_GATHER_MS, "neither a whole number nor " + AUTO);
-    }
+    return msOrAuto(FLUSH_GATHER_MS, SEAWEED_FLUSH_GATHER_MS);
   }
 
   /** The value {@code flush.lazy.ms} names, {@code auto} worked out by the store. */
   public long flushLazyMs() {
-    String value = string(FLUSH_LAZY_MS).trim();
+    return msOrAuto(FLUSH_LAZY_MS, SEAWEED_FLUSH_LAZY_MS);
+  }
+
+  /** A wait in milliseconds, or {@code auto}: {@code onSeaweedfs} there, 0 on the local store. */
+  private long msOrAuto(String key, long onSeaweedfs) {
+    String value = string(key).trim();
     if (value.equalsIgnoreCase(AUTO)) {
-      return store().equals("seaweedfs") ? SEAWEED_FLUSH_LAZY_MS : 0;
+      return store().equals("seaweedfs") ? onSeaweedfs : 0;
     }
     try {
       return Long.parseLong(value);
     } catch (NumberFormatException e) {
-      throw bad(FLUSH_LAZY_MS, "neither a whole number nor " + AUTO);
+      throw bad(key, "neither a whole number nor " + AUTO);
     }
   }
 

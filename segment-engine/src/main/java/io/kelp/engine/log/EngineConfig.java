@@ -42,32 +42,6 @@ public record EngineConfig(
   public static final long DEFAULT_CLEANER_BACKOFF_MS = 15_000;
   public static final long DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES = 32L << 20;
 
-  /** All but the last setting, data that nothing waits for flushed like any other. */
-  public EngineConfig(
-      long flushMaxDelayMs,
-      long flushMaxBytes,
-      long memoryMaxBytes,
-      long tailCacheBytes,
-      int ioThreads,
-      long retentionCheckIntervalMs,
-      long producerIdExpirationMs,
-      long cleanerBackoffMs,
-      long cleanerDedupeBufferBytes,
-      long flushGatherMs) {
-    this(
-        flushMaxDelayMs,
-        flushMaxBytes,
-        memoryMaxBytes,
-        tailCacheBytes,
-        ioThreads,
-        retentionCheckIntervalMs,
-        producerIdExpirationMs,
-        cleanerBackoffMs,
-        cleanerDedupeBufferBytes,
-        flushGatherMs,
-        0);
-  }
-
   /** The first five settings, the rest at their defaults (no gathering, no lazy flushes). */
   public EngineConfig(
       long flushMaxDelayMs,

@@ -218,7 +218,7 @@ class LogCleanerTest extends LogTestSupport {
   @Test
   void theEngineCleansOnItsOwnWhenTheDirtyRatioIsReached() throws Exception {
     engineConfig =
-        new EngineConfig(0, 4 << 20, 64 << 20, 16 << 20, 2, 60_000, DAY, 100, 1 << 20, 0);
+        new EngineConfig(0, 4 << 20, 64 << 20, 16 << 20, 2, 60_000, DAY, 100, 1 << 20, 0, 0);
     long now = System.currentTimeMillis();
     PartitionLog log = open(compacted(1000));
     for (int i = 0; i < 30; i++) {

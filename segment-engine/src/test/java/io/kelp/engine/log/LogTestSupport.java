@@ -48,6 +48,18 @@ abstract class LogTestSupport {
       long tailCacheBytes,
       int io,
       long gatherMs) {
+    return quietConfig(
+        flushMaxDelayMs, flushMaxBytes, memoryMaxBytes, tailCacheBytes, io, gatherMs, 0);
+  }
+
+  private static EngineConfig quietConfig(
+      long flushMaxDelayMs,
+      long flushMaxBytes,
+      long memoryMaxBytes,
+      long tailCacheBytes,
+      int io,
+      long gatherMs,
+      long lazyMs) {
     long hour = 3_600_000L;
     return new EngineConfig(
         flushMaxDelayMs,
@@ -59,7 +71,8 @@ abstract class LogTestSupport {
         EngineConfig.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         hour,
         EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
-        gatherMs);
+        gatherMs,
+        lazyMs);
   }
 
   /**
@@ -67,19 +80,7 @@ abstract class LogTestSupport {
    * until {@code flushMaxBytes} are pending, what nothing waits for.
    */
   static EngineConfig lazyConfig(long lazyMs, long flushMaxBytes) {
-    long hour = 3_600_000L;
-    return new EngineConfig(
-        0,
-        flushMaxBytes,
-        64L << 20,
-        1L << 20,
-        2,
-        hour,
-        EngineConfig.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
-        hour,
-        EngineConfig.DEFAULT_CLEANER_DEDUPE_BUFFER_BYTES,
-        0,
-        lazyMs);
+    return quietConfig(0, flushMaxBytes, 64L << 20, 1L << 20, 2, 0, lazyMs);
   }
 
   /** Appends as an acks=1 producer does: nothing waits for the records to be durable. */
