@@ -133,10 +133,7 @@ class BrokerProduceFetchTest {
    */
   @Test
   void acksAllRequestsOneAtATimeAreNotHeldByALongGatherWait() throws Exception {
-    kelp.close();
-    kelp = TestBroker.start(dir, Map.of("flush.gather.ms", "20000"));
-    admin.close();
-    admin = kelp.admin();
+    restartWith(Map.of("flush.gather.ms", "20000"));
     create("gathered", 2, Map.of());
     long started = System.nanoTime();
     try (KafkaProducer<String, String> p =
@@ -158,10 +155,7 @@ class BrokerProduceFetchTest {
    */
   @Test
   void acksOneDataIsWrittenLazilyUntilAConsumerOrAnAcksAllProduceWaits() throws Exception {
-    kelp.close();
-    kelp = TestBroker.start(dir, Map.of("flush.lazy.ms", "60000"));
-    admin.close();
-    admin = kelp.admin();
+    restartWith(Map.of("flush.lazy.ms", "60000"));
     create("lazy", 1, Map.of());
     TopicPartition tp = new TopicPartition("lazy", 0);
     Map<String, Object> acksOne =
@@ -194,6 +188,14 @@ class BrokerProduceFetchTest {
     }
     assertEquals(16, latestOffset(tp), "the acks=1 data before it went with the acks=all write");
     assertEquals(16, readAll("lazy", 1, 16, Map.of()).size());
+  }
+
+  /** Starts the broker again over the same data with {@code settings}, and a new admin client. */
+  private void restartWith(Map<String, String> settings) throws Exception {
+    kelp.close();
+    kelp = TestBroker.start(dir, settings);
+    admin.close();
+    admin = kelp.admin();
   }
 
   private long latestOffset(TopicPartition tp) throws Exception {
