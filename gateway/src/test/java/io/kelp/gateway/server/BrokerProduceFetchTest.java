@@ -166,7 +166,7 @@ class BrokerProduceFetchTest {
       }
     }
     Thread.sleep(300);
-    assertEquals(0, latestOffset(tp), "acks=1 data was written although nothing waited for it");
+    assertEquals(0, written("lazy"), "acks=1 data was written although nothing waited for it");
     long started = System.nanoTime();
     assertEquals(10, readAll("lazy", 1, 10, Map.of()).size());
     long ms = (System.nanoTime() - started) / 1_000_000;
@@ -180,14 +180,75 @@ class BrokerProduceFetchTest {
         one.send(new ProducerRecord<>("lazy", "second-" + i)).get();
       }
       Thread.sleep(300);
-      assertEquals(10, latestOffset(tp), "acks=1 data was written although nothing waited for it");
+      assertEquals(10, written("lazy"), "acks=1 data was written although nothing waited for it");
       started = System.nanoTime();
       assertEquals(15, all.send(new ProducerRecord<>("lazy", "acks-all")).get().offset());
       ms = (System.nanoTime() - started) / 1_000_000;
       assertTrue(ms < 15_000, "an acks=all produce waited " + ms + " ms");
     }
-    assertEquals(16, latestOffset(tp), "the acks=1 data before it went with the acks=all write");
+    assertEquals(16, written("lazy"), "the acks=1 data before it went with the acks=all write");
     assertEquals(16, readAll("lazy", 1, 16, Map.of()).size());
+  }
+
+  @Test
+  void acksOneRecordsHeldForALargerWriteCountAtOnceWhereKafkaCountsThem() throws Exception {
+    restartWith(Map.of("flush.lazy.ms", "60000"));
+    create("counted", 1, Map.of());
+    TopicPartition tp = new TopicPartition("counted", 0);
+    Map<String, Object> acksOne =
+        Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
+      for (int i = 0; i < 10; i++) {
+        one.send(new ProducerRecord<>("counted", "a-" + i)).get();
+      }
+      assertEquals(0, written("counted"), "the records should still be held back");
+      long started = System.nanoTime();
+      assertEquals(10, latestOffset(tp), "ListOffsets(latest) right after the acks");
+      assertTrue((System.nanoTime() - started) / 1_000_000 < 15_000);
+      assertEquals(
+          9,
+          admin
+              .listOffsets(Map.of(tp, OffsetSpec.maxTimestamp()))
+              .partitionResult(tp)
+              .get()
+              .offset());
+
+      for (int i = 0; i < 5; i++) {
+        one.send(new ProducerRecord<>("counted", "b-" + i)).get();
+      }
+      assertEquals(10, written("counted"));
+      assertEquals(
+          15,
+          admin
+              .deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(15)))
+              .lowWatermarks()
+              .get(tp)
+              .get()
+              .lowWatermark(),
+          "DeleteRecords up to the last acknowledged record");
+
+      for (int i = 0; i < 5; i++) {
+        one.send(new ProducerRecord<>("counted", "c-" + i)).get();
+      }
+      assertEquals(15, written("counted"));
+    }
+    // A consumer whose fetches never wait: its fetch at the end asks for the held records.
+    List<String> got = new ArrayList<>();
+    try (KafkaConsumer<String, String> c =
+        kelp.consumer(Map.of("fetch.max.wait.ms", 0, "fetch.min.bytes", 1))) {
+      c.assign(List.of(tp));
+      c.seek(tp, 15);
+      long deadline = System.currentTimeMillis() + 15_000;
+      while (got.size() < 5 && System.currentTimeMillis() < deadline) {
+        c.poll(Duration.ofMillis(100)).forEach(r -> got.add(r.value()));
+      }
+    }
+    assertEquals(List.of("c-0", "c-1", "c-2", "c-3", "c-4"), got);
+  }
+
+  /** The end of what is written of {@code topic}'s partition 0 (its high watermark). */
+  private long written(String topic) {
+    return kelp.broker().services().topics().get(topic).orElseThrow().log(0).highWatermark();
   }
 
   /** Starts the broker again over the same data with {@code settings}, and a new admin client. */

@@ -3,6 +3,7 @@ package io.kelp.engine.log;
 import io.kelp.engine.TopicPartition;
 import io.netty.buffer.ByteBuf;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The log of one partition owned by this broker: dense sequential offsets, an in-memory active
@@ -79,6 +80,14 @@ public interface PartitionLog {
 
   /** Bytes of data in the store and in memory. */
   long sizeInBytes();
+
+  /**
+   * Completes once every record appended so far is written and below the high watermark (at once
+   * when nothing is pending), exceptionally if that write fails. What is pending is written without
+   * the lazy delay of data nothing waits for. For requests that must see every acknowledged record,
+   * as Kafka's leader shows acks=1 records as soon as it has answered them.
+   */
+  CompletableFuture<Void> appendedWritten();
 
   /**
    * Calls {@code listener} (on an engine thread; it must not block) whenever the high watermark

@@ -390,6 +390,21 @@ final class SegmentLog implements PartitionLog {
   }
 
   @Override
+  public CompletableFuture<Void> appendedWritten() {
+    CompletableFuture<Void> written;
+    lock.lock();
+    try {
+      written = writes.durableThrough(logEndOffset - 1);
+    } finally {
+      lock.unlock();
+    }
+    if (!written.isDone()) {
+      ctx.flusher().nudge(true);
+    }
+    return written;
+  }
+
+  @Override
   public AutoCloseable onHighWatermark(Runnable listener) {
     AutoCloseable registration = writes.onHighWatermark(listener);
     // A fetch now waits on this log: what is pending should not be held back for larger writes.

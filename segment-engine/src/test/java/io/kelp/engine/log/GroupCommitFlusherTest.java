@@ -169,6 +169,20 @@ class GroupCommitFlusherTest extends LogTestSupport {
   }
 
   @Test
+  void askingForWhatIsAppendedEndsALazyWaitAndCompletesOnceItIsWritten() throws Exception {
+    engineConfig = lazyConfig(60_000, 4L << 20);
+    PartitionLog log = open();
+    assertTrue(log.appendedWritten().isDone(), "nothing appended, nothing to wait for");
+    appendUnawaited(log, Batches.batch("acks1", 1, 1000));
+    appendUnawaited(log, Batches.batch("acks1", 1, 1001));
+    Thread.sleep(100);
+    assertEquals(0, log.highWatermark(), "flushed although nothing waits for it");
+    log.appendedWritten().get(10, TimeUnit.SECONDS);
+    assertEquals(2, log.highWatermark());
+    assertTrue(log.appendedWritten().isDone());
+  }
+
+  @Test
   void aLazyWaitEndsAfterItsDelayOrAtFlushMaxBytes() throws Exception {
     int batch = Batches.sized(1000, 1).readableBytes();
     engineConfig = lazyConfig(300, 3L * batch);

@@ -10,11 +10,14 @@ import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.log.DeleteRecordsResult;
 import io.kelp.engine.log.PartitionLog;
 import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.AppendedWrites;
 import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.BrokerServices;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.topic.LiveTopic;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -48,7 +51,16 @@ public final class DeleteRecordsHandler implements ApiHandler {
   @Override
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     DeleteRecordsRequest r = (DeleteRecordsRequest) request;
-    return Blocking.run(ctx.broker().blocking(), () -> respond(ctx.broker(), r));
+    BrokerServices b = ctx.broker();
+    List<PartitionLog> logs = new ArrayList<>();
+    for (DeleteRecordsTopic t : r.topics()) {
+      b.topics()
+          .get(t.name())
+          .ifPresent(topic -> t.partitions().forEach(p -> logs.add(topic.log(p.partitionIndex()))));
+    }
+    // Records may be deleted up to the high watermark, which counts every acknowledged record.
+    return AppendedWrites.await(logs)
+        .thenCompose(written -> Blocking.run(b.blocking(), () -> respond(b, r)));
   }
 
   private DeleteRecordsResponse respond(BrokerServices b, DeleteRecordsRequest r) {

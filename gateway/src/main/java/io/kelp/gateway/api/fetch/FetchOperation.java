@@ -91,6 +91,9 @@ final class FetchOperation {
   }
 
   CompletableFuture<ApiMessage> start() {
+    if (!canWait()) {
+      askForUnwritten();
+    }
     if (ctx.eventLoop().inEventLoop() && answerFromMemory()) {
       return result;
     }
@@ -128,6 +131,23 @@ final class FetchOperation {
     }
     pass.release();
     return false;
+  }
+
+  /**
+   * A fetch that does not wait but reads at the high watermark while acknowledged records are not
+   * yet written (data nothing waited for, held for a larger write) asks for them to be written now,
+   * so that the consumer's next fetch gets them.
+   */
+  private void askForUnwritten() {
+    for (Slot s : slots) {
+      PartitionLog log = s.log();
+      if (log != null
+          && s.error() == Errors.NONE
+          && s.ask().fetchOffset() >= log.highWatermark()
+          && log.logEndOffset() > log.highWatermark()) {
+        log.appendedWritten();
+      }
+    }
   }
 
   private boolean canWait() {

@@ -10,12 +10,15 @@ import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.log.PartitionLog;
 import io.kelp.engine.log.TimestampOffset;
 import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.AppendedWrites;
 import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.BrokerServices;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.topic.LiveTopic;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * below the visible end (none: offset and timestamp -1). The current leader epoch (v4+) is checked
  * (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH) and the log's leader epoch is returned; a partition
  * named twice is INVALID_REQUEST. Runs on the blocking executor: time lookups may read the store.
+ * Records acknowledged but not yet written (acks=0/1 data held for a larger write) are written
+ * first, so that every answer counts them, as Kafka's leader does once it has answered.
  *
  * <p>Deviation: the leader epoch returned is the current one for every offset. Every offset
  * returned lies below the end of the current epoch, so client validation with it always passes.
@@ -58,7 +63,19 @@ public final class ListOffsetsHandler implements ApiHandler {
   @Override
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     ListOffsetsRequest r = (ListOffsetsRequest) request;
-    return Blocking.run(ctx.broker().blocking(), () -> respond(ctx.broker(), ctx.apiVersion(), r));
+    BrokerServices b = ctx.broker();
+    List<PartitionLog> logs = new ArrayList<>();
+    for (ListOffsetsTopic t : r.topics()) {
+      Optional<LiveTopic> topic = b.topics().get(t.name());
+      for (ListOffsetsPartition p : t.partitions()) {
+        if (topic.isPresent() && p.timestamp() != EARLIEST) {
+          logs.add(topic.get().log(p.partitionIndex()));
+        }
+      }
+    }
+    // The end and the time lookups count every acknowledged record, as Kafka's do.
+    return AppendedWrites.await(logs)
+        .thenCompose(written -> Blocking.run(b.blocking(), () -> respond(b, ctx.apiVersion(), r)));
   }
 
   private ListOffsetsResponse respond(BrokerServices b, short v, ListOffsetsRequest r) {
