@@ -36,7 +36,7 @@ final class ReservedAppender {
    * How many file ids a fenced writer reserves for an object at a time: one filer transaction per
    * that many appends.
    */
-  static final int RESERVED_IDS = 16;
+  static final int RESERVED_IDS = 32;
 
   /** Attempts at uploading to one id before it is settled with {@link VolumeClient#closeOff}. */
   private static final int UPLOAD_ATTEMPTS = 3;
