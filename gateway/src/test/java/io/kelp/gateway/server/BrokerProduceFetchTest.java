@@ -155,11 +155,8 @@ class BrokerProduceFetchTest {
    */
   @Test
   void acksOneDataIsWrittenLazilyUntilAConsumerOrAnAcksAllProduceWaits() throws Exception {
-    restartWith(Map.of("flush.lazy.ms", "60000"));
-    create("lazy", 1, Map.of());
     TopicPartition tp = new TopicPartition("lazy", 0);
-    Map<String, Object> acksOne =
-        Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    Map<String, Object> acksOne = lazyBrokerAndTopic("lazy");
     try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
       for (int i = 0; i < 10; i++) {
         assertEquals(i, one.send(new ProducerRecord<>("lazy", "first-" + i)).get().offset());
@@ -192,11 +189,8 @@ class BrokerProduceFetchTest {
 
   @Test
   void acksOneRecordsHeldForALargerWriteCountAtOnceWhereKafkaCountsThem() throws Exception {
-    restartWith(Map.of("flush.lazy.ms", "60000"));
-    create("counted", 1, Map.of());
     TopicPartition tp = new TopicPartition("counted", 0);
-    Map<String, Object> acksOne =
-        Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    Map<String, Object> acksOne = lazyBrokerAndTopic("counted");
     try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
       for (int i = 0; i < 10; i++) {
         one.send(new ProducerRecord<>("counted", "a-" + i)).get();
@@ -244,6 +238,16 @@ class BrokerProduceFetchTest {
       }
     }
     assertEquals(List.of("c-0", "c-1", "c-2", "c-3", "c-4"), got);
+  }
+
+  /**
+   * Restarts the broker with a lazy wait of a minute for data nothing waits for, creates {@code
+   * topic} with one partition, and returns the settings of an acks=1 producer.
+   */
+  private Map<String, Object> lazyBrokerAndTopic(String topic) throws Exception {
+    restartWith(Map.of("flush.lazy.ms", "60000"));
+    create(topic, 1, Map.of());
+    return Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
   }
 
   /** The end of what is written of {@code topic}'s partition 0 (its high watermark). */
