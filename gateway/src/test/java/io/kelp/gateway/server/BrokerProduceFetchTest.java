@@ -158,9 +158,8 @@ class BrokerProduceFetchTest {
     TopicPartition tp = new TopicPartition("lazy", 0);
     Map<String, Object> acksOne = lazyBrokerAndTopic("lazy");
     try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
-      for (int i = 0; i < 10; i++) {
-        assertEquals(i, one.send(new ProducerRecord<>("lazy", "first-" + i)).get().offset());
-      }
+      assertEquals(
+          List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), sendEach(one, "lazy", "first-", 10));
     }
     Thread.sleep(300);
     assertEquals(0, written("lazy"), "acks=1 data was written although nothing waited for it");
@@ -173,9 +172,7 @@ class BrokerProduceFetchTest {
     try (KafkaProducer<String, String> one = kelp.producer(acksOne);
         KafkaProducer<String, String> all =
             kelp.producer(Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {
-      for (int i = 0; i < 5; i++) {
-        one.send(new ProducerRecord<>("lazy", "second-" + i)).get();
-      }
+      sendEach(one, "lazy", "second-", 5);
       Thread.sleep(300);
       assertEquals(10, written("lazy"), "acks=1 data was written although nothing waited for it");
       started = System.nanoTime();
@@ -192,9 +189,7 @@ class BrokerProduceFetchTest {
     TopicPartition tp = new TopicPartition("counted", 0);
     Map<String, Object> acksOne = lazyBrokerAndTopic("counted");
     try (KafkaProducer<String, String> one = kelp.producer(acksOne)) {
-      for (int i = 0; i < 10; i++) {
-        one.send(new ProducerRecord<>("counted", "a-" + i)).get();
-      }
+      sendEach(one, "counted", "a-", 10);
       assertEquals(0, written("counted"), "the records should still be held back");
       long started = System.nanoTime();
       assertEquals(10, latestOffset(tp), "ListOffsets(latest) right after the acks");
@@ -207,9 +202,7 @@ class BrokerProduceFetchTest {
               .get()
               .offset());
 
-      for (int i = 0; i < 5; i++) {
-        one.send(new ProducerRecord<>("counted", "b-" + i)).get();
-      }
+      sendEach(one, "counted", "b-", 5);
       assertEquals(10, written("counted"));
       assertEquals(
           15,
@@ -221,9 +214,7 @@ class BrokerProduceFetchTest {
               .lowWatermark(),
           "DeleteRecords up to the last acknowledged record");
 
-      for (int i = 0; i < 5; i++) {
-        one.send(new ProducerRecord<>("counted", "c-" + i)).get();
-      }
+      sendEach(one, "counted", "c-", 5);
       assertEquals(15, written("counted"));
     }
     // A consumer whose fetches never wait: its fetch at the end asks for the held records.
@@ -248,6 +239,20 @@ class BrokerProduceFetchTest {
     restartWith(Map.of("flush.lazy.ms", "60000"));
     create(topic, 1, Map.of());
     return Map.of(ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+  }
+
+  /**
+   * Sends {@code prefix + i} for i below {@code count}, each once the one before is acknowledged,
+   * and returns their offsets.
+   */
+  private static List<Long> sendEach(
+      KafkaProducer<String, String> producer, String topic, String prefix, int count)
+      throws Exception {
+    List<Long> offsets = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      offsets.add(producer.send(new ProducerRecord<>(topic, prefix + i)).get().offset());
+    }
+    return offsets;
   }
 
   /** The end of what is written of {@code topic}'s partition 0 (its high watermark). */
