@@ -401,7 +401,13 @@ final class FilerClient implements AutoCloseable {
   AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {
     // The filer does not say why it cannot assign (it waits for volumes to grow until the call's
     // deadline), so the message names the rules that volumes have to meet.
-    String what = "assign volume for " + request.getPath() + " (" + rules(request) + ")";
+    String what =
+        "assign volume for "
+            + request.getPath()
+            + " ("
+            + rules(request)
+            + "; if this keeps failing, SeaweedFS has no volume that meets these rules and no"
+            + " volume servers with free volume slots to grow one)";
     AssignVolumeResponse response =
         callDirect(what, ASSIGN, request, AssignVolumeResponse.parser());
     if (!response.getError().isEmpty() || response.getFileId().isEmpty()) {
