@@ -48,17 +48,32 @@ public final class TopicRegistry {
 
   /**
    * Loads the catalog and opens (recovering if needed) every partition log, several at once: on
-   * SeaweedFS each takes a few filer round trips.
+   * SeaweedFS each takes a few filer round trips. A topic whose file or configs cannot be used is
+   * left out and logged ({@link TopicCatalog#markUnreadable}); the others are served.
    */
   public synchronized void openAll() throws IOException {
     catalog.load();
-    List<TopicInfo> topics = catalog.list();
+    List<TopicInfo> topics = new ArrayList<>();
     List<TopicPartition> all = new ArrayList<>();
     Map<String, TopicInfo> infos = new HashMap<>();
     Map<String, TopicConfig> configs = new HashMap<>();
-    for (TopicInfo info : topics) {
+    for (TopicInfo info : catalog.list()) {
+      try {
+        configs.put(info.name(), TopicConfig.of(info.configs()));
+      } catch (RuntimeException e) {
+        catalog.markUnreadable(
+            info.name(),
+            catalog.topicDir(info.name())
+                + "/"
+                + TopicCatalog.TOPIC_FILE
+                + " has configs that are not valid ("
+                + info.configs()
+                + "): "
+                + e.getMessage());
+        continue;
+      }
+      topics.add(info);
       infos.put(info.name(), info);
-      configs.put(info.name(), TopicConfig.of(info.configs()));
       for (int p = 0; p < info.partitions(); p++) {
         all.add(new TopicPartition(info.name(), p));
       }
@@ -160,11 +175,20 @@ public final class TopicRegistry {
     }
   }
 
-  /** Deletes a topic and its data. Returns false if there is no such topic. */
+  /**
+   * Deletes a topic and its data, one that is not served because its file cannot be read too.
+   * Returns false if there is no such topic.
+   */
   public synchronized boolean delete(String name) throws IOException {
     LiveTopic topic = byName.remove(name);
     if (topic == null) {
-      return false;
+      Optional<String> why = catalog.unreadable(name);
+      if (why.isEmpty()) {
+        return false;
+      }
+      catalog.delete(name);
+      LOG.info("Deleted topic {}, which was not served: {}", name, why.get());
+      return true;
     }
     byId.remove(topic.topicId());
     for (int p = 0; p < topic.partitions(); p++) {
@@ -208,6 +232,19 @@ public final class TopicRegistry {
       throw new IllegalStateException("no topic " + name);
     }
     return topic;
+  }
+
+  /**
+   * Why a topic that exists in the store is not served (its file or configs cannot be used), or
+   * empty for a topic that is served or does not exist.
+   */
+  public Optional<String> unreadable(String name) {
+    return catalog.unreadable(name);
+  }
+
+  /** The topics that exist in the store but are not served, sorted. */
+  public List<String> unreadableNames() {
+    return catalog.unreadableNames();
   }
 
   public long ownerEpoch() {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kelp.gateway.testing.TestBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +30,12 @@ import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -374,5 +379,69 @@ class BrokerAdminTest {
         assertFalse(a.listTopics().names().get().contains("absent"));
       }
     }
+  }
+
+  @Test
+  void aTopicWhoseFileCannotBeReadIsLeftOutAndKeepsItsName() throws Exception {
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic("kept", 1, (short) 1),
+                new NewTopic("broken", 3, (short) 1),
+                new NewTopic("badconfig", 1, (short) 1).configs(Map.of("retention.ms", "1000"))))
+        .all()
+        .get();
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      p.send(new ProducerRecord<>("kept", "k", "v")).get();
+    }
+    admin.close();
+    admin = null;
+    Path brokenFile = dir.resolve("topics/kafka/broken/topic.json");
+    Files.writeString(brokenFile, "{oops");
+    Path badConfigFile = dir.resolve("topics/kafka/badconfig/topic.json");
+    Files.writeString(badConfigFile, Files.readString(badConfigFile).replace("1000", "soon"));
+
+    kelp.restart();
+    admin = kelp.admin();
+    assertEquals(
+        Set.of("kept", "broken", "badconfig"),
+        admin.listTopics().names().get(),
+        "listed, as Kafka lists a topic whose partitions are offline");
+    Map<String, TopicDescription> described =
+        admin.describeTopics(List.of("kept")).allTopicNames().get();
+    assertEquals(1, described.get("kept").partitions().size(), "the others are served");
+    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+      c.assign(List.of(new TopicPartition("kept", 0)));
+      ConsumerRecords<String, String> got = c.poll(Duration.ofSeconds(10));
+      assertEquals(1, got.count());
+    }
+    for (String name : List.of("broken", "badconfig")) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get());
+      assertInstanceOf(TopicExistsException.class, cause(e));
+      assertTrue(cause(e).getMessage().contains("not served"), cause(e).getMessage());
+    }
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of("max.block.ms", 2000))) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class, () -> p.send(new ProducerRecord<>("broken", "v")).get());
+      assertInstanceOf(org.apache.kafka.common.errors.TimeoutException.class, cause(e));
+    }
+    assertEquals("{oops", Files.readString(brokenFile), "nothing wrote over it");
+
+    admin.deleteTopics(List.of("broken")).all().get();
+    assertFalse(Files.exists(dir.resolve("topics/kafka/broken")));
+    admin.createTopics(List.of(new NewTopic("broken", 2, (short) 1))).all().get();
+    assertEquals(
+        2,
+        admin
+            .describeTopics(List.of("broken"))
+            .allTopicNames()
+            .get()
+            .get("broken")
+            .partitions()
+            .size());
   }
 }

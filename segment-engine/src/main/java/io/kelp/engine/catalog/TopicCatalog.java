@@ -1,5 +1,7 @@
 package io.kelp.engine.catalog;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -19,6 +21,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The topics of one namespace and where their partitions live, kept in the store as one {@value
@@ -39,10 +44,22 @@ import java.util.UUID;
  * time in UTC, then the partition's range of the 2520-slot ring. N partitions split the ring as
  * SeaweedMQ does (range 2520/N, the last one runs to 2520). Partitions added later get a new
  * version directory; existing partitions never move.
+ *
+ * <p>A {@value #TOPIC_FILE} that cannot be read as such (not JSON, a name other than its
+ * directory's, no partitions, a bad topic id or partition directory, as after an edit by hand)
+ * makes its topic <i>unreadable</i>: it is logged and left out, the other topics load, and the name
+ * stays taken (a create is refused rather than writing over it) until the topic is deleted or the
+ * file repaired.
  */
 public final class TopicCatalog {
   public static final String TOPIC_FILE = "topic.json";
   public static final int RING_SIZE = 2520;
+  private static final Logger LOG = LoggerFactory.getLogger(TopicCatalog.class);
+
+  /** A partition directory as a topic file names it: a version directory, then a ring range. */
+  private static final Pattern PARTITION_DIR =
+      Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]*/[A-Za-z0-9_-][A-Za-z0-9._-]*");
+
   private static final DateTimeFormatter VERSION_FORMAT =
       DateTimeFormatter.ofPattern("'v'yyyy-MM-dd-HH-mm-ss").withZone(ZoneOffset.UTC);
 
@@ -50,6 +67,9 @@ public final class TopicCatalog {
   private final String namespaceDir;
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, TopicInfo> topics = new TreeMap<>();
+
+  /** Topics whose {@value #TOPIC_FILE} could not be read, by name, with why. */
+  private final Map<String, String> unreadable = new TreeMap<>();
 
   public TopicCatalog(ObjectStore store, String namespace) {
     if (namespace.isEmpty() || namespace.contains("/")) {
@@ -59,9 +79,13 @@ public final class TopicCatalog {
     this.namespaceDir = "/topics/" + namespace;
   }
 
-  /** Reads every topic of the namespace from the store. */
+  /**
+   * Reads every topic of the namespace from the store. A store failure is thrown; a topic file that
+   * cannot be read makes its topic unreadable (see the class comment) and is logged.
+   */
   public synchronized void load() throws IOException {
     topics.clear();
+    unreadable.clear();
     for (ObjectInfo entry : store.list(namespaceDir)) {
       if (!entry.directory() || entry.name().startsWith(".")) {
         continue;
@@ -73,12 +97,47 @@ public final class TopicCatalog {
       }
       ByteBuf data = store.read(file, 0, (int) stat.get().size());
       try {
-        TopicInfo info = parse(data);
+        TopicInfo info = parse(data, entry.name());
         topics.put(info.name(), info);
+      } catch (JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        markUnreadable(
+            entry.name(),
+            file
+                + " is not JSON: "
+                + e.getOriginalMessage()
+                + (at == null
+                    ? ""
+                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+      } catch (IOException | IllegalArgumentException e) {
+        markUnreadable(entry.name(), file + " cannot be read: " + e.getMessage());
       } finally {
         data.release();
       }
     }
+  }
+
+  /**
+   * Takes a loaded topic out of service (its configs turned out unusable, say): it is logged, and
+   * the name stays taken as for a topic file that cannot be read.
+   */
+  public synchronized void markUnreadable(String name, String why) {
+    topics.remove(name);
+    unreadable.put(name, why);
+    LOG.error(
+        "Topic {} is not served: {}. Repair the file and restart the broker, or delete the topic",
+        name,
+        why);
+  }
+
+  /** The topics that exist in the store but are not served, sorted. */
+  public synchronized List<String> unreadableNames() {
+    return List.copyOf(unreadable.keySet());
+  }
+
+  /** Why a topic that exists in the store is not served, if it is one of those. */
+  public synchronized Optional<String> unreadable(String name) {
+    return Optional.ofNullable(unreadable.get(name));
   }
 
   public synchronized List<TopicInfo> list() {
@@ -118,6 +177,10 @@ public final class TopicCatalog {
     checkName(name);
     if (topics.containsKey(name)) {
       throw new IllegalStateException("topic " + name + " already exists");
+    }
+    if (unreadable.containsKey(name)) {
+      throw new IllegalStateException(
+          "Topic '" + name + "' already exists, but is not served: " + unreadable.get(name));
     }
     if (partitions < 1 || partitions > RING_SIZE) {
       throw new IllegalArgumentException("partition count must be 1-" + RING_SIZE);
@@ -178,8 +241,14 @@ public final class TopicCatalog {
     return info;
   }
 
-  /** Deletes a topic and all its data. */
+  /** Deletes a topic and all its data; an unreadable one too. */
   public synchronized void delete(String name) throws IOException {
+    if (unreadable.containsKey(name)) {
+      store.delete(topicDir(name) + "/" + TOPIC_FILE);
+      unreadable.remove(name);
+      store.delete(topicDir(name));
+      return;
+    }
     require(name);
     // The metadata goes first, so a crash half way leaves data without a topic, never a topic
     // with missing data; load() ignores directories without topic.json.
@@ -227,20 +296,41 @@ public final class TopicCatalog {
     store.put(topicDir(info.name()) + "/" + TOPIC_FILE, Unpooled.wrappedBuffer(bytes), null);
   }
 
-  private TopicInfo parse(ByteBuf data) throws IOException {
+  /**
+   * A topic file's content, checked against what {@link #save} writes.
+   *
+   * @throws IOException if it is not JSON
+   * @throws IllegalArgumentException if it is not a topic file of directory {@code dirName}
+   */
+  private TopicInfo parse(ByteBuf data, String dirName) throws IOException {
     byte[] bytes = new byte[data.readableBytes()];
     data.getBytes(data.readerIndex(), bytes);
     JsonNode root = json.readTree(bytes);
+    if (root == null || !root.isObject()) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    String name = root.path("name").asText();
+    if (!name.equals(dirName)) {
+      throw new IllegalArgumentException(
+          "its name \"" + name + "\" is not its directory's, \"" + dirName + "\"");
+    }
     List<String> dirs = new ArrayList<>();
     for (JsonNode n : root.path("partitions")) {
-      dirs.add(n.asText());
+      String dir = n.asText();
+      if (!PARTITION_DIR.matcher(dir).matches()) {
+        throw new IllegalArgumentException("bad partition directory \"" + dir + "\"");
+      }
+      dirs.add(dir);
+    }
+    if (dirs.isEmpty()) {
+      throw new IllegalArgumentException("it lists no partitions");
     }
     Map<String, String> configs = new TreeMap<>();
     for (Map.Entry<String, JsonNode> e : root.path("configs").properties()) {
       configs.put(e.getKey(), e.getValue().asText());
     }
     return new TopicInfo(
-        root.path("name").asText(),
+        name,
         UUID.fromString(root.path("topicId").asText()),
         Collections.unmodifiableList(dirs),
         Collections.unmodifiableMap(configs),

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,5 +97,70 @@ class TopicCatalogTest {
     assertEquals(
         Map.of("retention.ms", "2000", "segment.bytes", "1048576"),
         again.get("c").orElseThrow().configs());
+  }
+
+  @Test
+  void aTopicFileThatCannotBeReadLeavesItsTopicOutAndKeepsItsName() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    TopicInfo good = catalog.create("good", 1, Map.of(), T0);
+    for (String name : List.of("garbage", "renamed", "empty", "badid", "escapes")) {
+      catalog.create(name, 1, Map.of(), T0);
+    }
+    Map<String, String> broken =
+        Map.of(
+            "garbage", "{not json",
+            "renamed", topicFile("other", UUID.randomUUID().toString(), "v1/0000-2520"),
+            "empty", topicFile("empty", UUID.randomUUID().toString(), null),
+            "badid", topicFile("badid", "not-a-uuid", "v1/0000-2520"),
+            "escapes", topicFile("escapes", UUID.randomUUID().toString(), "../good/v1"));
+    for (Map.Entry<String, String> e : broken.entrySet()) {
+      Files.writeString(dir.resolve("topics/kafka/" + e.getKey() + "/topic.json"), e.getValue());
+    }
+
+    TopicCatalog again = new TopicCatalog(store, "kafka");
+    again.load();
+    assertEquals(List.of(good), again.list(), "the readable topic loads");
+    for (String name : broken.keySet()) {
+      String why = again.unreadable(name).orElseThrow(() -> new AssertionError(name));
+      assertTrue(why.contains("/topics/kafka/" + name + "/topic.json"), why);
+      IllegalStateException refused =
+          assertThrows(IllegalStateException.class, () -> again.create(name, 1, Map.of(), T0));
+      assertTrue(refused.getMessage().contains("not served"), refused.getMessage());
+    }
+    assertTrue(again.unreadable("good").isEmpty());
+    assertTrue(
+        Files.readString(dir.resolve("topics/kafka/garbage/topic.json")).equals("{not json"),
+        "a refused create leaves the file as it was");
+
+    again.delete("garbage");
+    assertFalse(Files.exists(dir.resolve("topics/kafka/garbage")));
+    assertTrue(again.unreadable("garbage").isEmpty());
+    again.create("garbage", 2, Map.of(), T0);
+    TopicCatalog third = new TopicCatalog(store, "kafka");
+    third.load();
+    assertEquals(2, third.get("garbage").orElseThrow().partitions());
+  }
+
+  @Test
+  void aTopicTakenOutOfServiceAfterLoadingKeepsItsName() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    catalog.create("t", 1, Map.of("retention.ms", "soon"), T0);
+    catalog.markUnreadable("t", "its configs are not valid");
+    assertTrue(catalog.get("t").isEmpty());
+    assertEquals("its configs are not valid", catalog.unreadable("t").orElseThrow());
+    assertThrows(IllegalStateException.class, () -> catalog.create("t", 1, Map.of(), T0));
+    assertTrue(Files.exists(dir.resolve("topics/kafka/t/topic.json")));
+  }
+
+  private static String topicFile(String name, String id, String partitionDir) {
+    return "{\"name\":\""
+        + name
+        + "\",\"topicId\":\""
+        + id
+        + "\",\"createdMs\":1,\"partitions\":["
+        + (partitionDir == null ? "" : "\"" + partitionDir + "\"")
+        + "],\"configs\":{}}";
   }
 }

@@ -101,6 +101,15 @@ public final class CreateTopicsHandler implements ApiHandler {
       fail(out, Errors.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
       return;
     }
+    Optional<String> unreadable = b.topics().unreadable(name);
+    if (unreadable.isPresent()) {
+      // validate_only too: the name is taken by a topic this broker cannot read.
+      fail(
+          out,
+          Errors.TOPIC_ALREADY_EXISTS,
+          "Topic '" + name + "' already exists, but is not served: " + unreadable.get());
+      return;
+    }
     Optional<String> collision = b.topics().collision(name);
     if (collision.isPresent()) {
       fail(
@@ -125,7 +134,7 @@ public final class CreateTopicsHandler implements ApiHandler {
       try {
         created = b.topics().create(name, partitions, configs);
       } catch (IllegalStateException e) {
-        fail(out, Errors.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
+        fail(out, Errors.TOPIC_ALREADY_EXISTS, e.getMessage());
         return;
       } catch (IOException | RuntimeException e) {
         LOG.warn("Creating topic {} failed", name, e);

@@ -98,7 +98,8 @@ public final class DeleteTopicsHandler implements ApiHandler {
     Optional<LiveTopic> topic;
     if (t.name() != null) {
       topic = b.topics().get(t.name());
-      if (topic.isEmpty()) {
+      // A topic whose file cannot be read is not served, but can be deleted by name.
+      if (topic.isEmpty() && b.topics().unreadable(t.name()).isEmpty()) {
         fail(out, Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.");
         return;
       }
@@ -109,8 +110,9 @@ public final class DeleteTopicsHandler implements ApiHandler {
         return;
       }
     }
-    String name = topic.get().name();
-    out.setName(name).setTopicId(topic.get().topicId());
+    String name = topic.map(LiveTopic::name).orElse(t.name());
+    out.setName(name);
+    topic.ifPresent(live -> out.setTopicId(live.topicId()));
     try {
       if (!b.topics().delete(name)) {
         fail(out, Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.");

@@ -81,6 +81,10 @@ public final class MetadataHandler implements ApiHandler {
       for (LiveTopic t : b.topics().list()) {
         response.topics().add(describe(t, b.brokerId(), ops));
       }
+      // Listed, as Kafka lists a topic whose partitions are offline, so that tools can delete it.
+      for (String name : b.topics().unreadableNames()) {
+        response.topics().add(error(name, Errors.LEADER_NOT_AVAILABLE));
+      }
       return response;
     }
     boolean autoCreate = b.config().autoCreateTopics() && (v < 4 || r.allowAutoTopicCreation());
@@ -117,6 +121,10 @@ public final class MetadataHandler implements ApiHandler {
     Optional<LiveTopic> existing = b.topics().get(name);
     if (existing.isPresent()) {
       return describe(existing.get(), b.brokerId(), ops);
+    }
+    if (b.topics().unreadable(name).isPresent()) {
+      // In the store but not served: the name is taken, and its partitions have no leader.
+      return error(name, Errors.LEADER_NOT_AVAILABLE);
     }
     if (!autoCreate) {
       return error(name, Errors.UNKNOWN_TOPIC_OR_PARTITION);
