@@ -80,7 +80,15 @@ public final class TopicRegistry {
     }
     List<PartitionLog> logs =
         PartitionOpener.openEach(
-            all, tp -> open(infos.get(tp.topic()), tp.partition(), configs.get(tp.topic())));
+            all,
+            tp -> {
+              TopicInfo info = infos.get(tp.topic());
+              return engine.reopen(
+                  tp,
+                  catalog.partitionDir(info, tp.partition()),
+                  configs.get(tp.topic()).logConfig(),
+                  ownerEpoch);
+            });
     int next = 0;
     for (TopicInfo info : topics) {
       List<PartitionLog> own = logs.subList(next, next + info.partitions());

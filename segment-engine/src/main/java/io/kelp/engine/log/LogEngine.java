@@ -20,6 +20,16 @@ public interface LogEngine extends Closeable {
   PartitionLog open(TopicPartition tp, String directory, LogConfig config, long ownerEpoch)
       throws IOException;
 
+  /**
+   * {@link #open} for a partition that was opened before, as at a broker's start: one whose
+   * directory has lost its metadata (removed behind the broker's back) is opened all the same, and
+   * logged as such.
+   */
+  default PartitionLog reopen(
+      TopicPartition tp, String directory, LogConfig config, long ownerEpoch) throws IOException {
+    return open(tp, directory, config, ownerEpoch);
+  }
+
   Optional<PartitionLog> get(TopicPartition tp);
 
   /** Flushes and closes one partition's log; it stays in the store. */

@@ -78,6 +78,18 @@ final class SegmentLogEngine implements LogEngine {
   @Override
   public PartitionLog open(TopicPartition tp, String directory, LogConfig config, long ownerEpoch)
       throws IOException {
+    return open(tp, directory, config, ownerEpoch, false);
+  }
+
+  @Override
+  public PartitionLog reopen(TopicPartition tp, String directory, LogConfig config, long ownerEpoch)
+      throws IOException {
+    return open(tp, directory, config, ownerEpoch, true);
+  }
+
+  private PartitionLog open(
+      TopicPartition tp, String directory, LogConfig config, long ownerEpoch, boolean reopening)
+      throws IOException {
     if (closed) {
       throw new IOException("the engine is closed");
     }
@@ -105,10 +117,23 @@ final class SegmentLogEngine implements LogEngine {
           tp + ": " + directory + " is owned with epoch " + recorded + ", above " + ownerEpoch);
     }
     Fence fence = new Fence(directory, ownerEpoch);
-    PartitionMeta meta = PartitionMeta.read(store, directory).orElse(PartitionMeta.empty());
+    Optional<PartitionMeta> stored = PartitionMeta.read(store, directory);
+    PartitionMeta meta = stored.orElse(PartitionMeta.empty());
     long now = System.currentTimeMillis();
     RecoveredLog recovered =
         new LogRecovery(tp, store, fence, ctx.alloc(), config, now).recover(meta);
+    if (reopening && stored.isEmpty()) {
+      // Written on a partition's first open, so only a directory emptied by hand (or a crash
+      // right after the topic's creation) lacks it.
+      log.warn(
+          "{}: {} has no {} though the partition existed: its directory was removed or emptied"
+              + " outside the broker, and any data that was there is gone; it goes on from offset"
+              + " {} with what is left",
+          tp,
+          directory,
+          PartitionMeta.FILE,
+          recovered.nextOffset());
+    }
     PartitionMeta current = meta.withEpoch((int) ownerEpoch, recovered.nextOffset());
     if (!current.equals(meta) || store.stat(directory + "/" + PartitionMeta.FILE).isEmpty()) {
       current.write(store, directory, fence);

@@ -13,11 +13,14 @@ import io.kelp.engine.store.LocalObjectStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** Restarts after kill -9, torn writes and damaged sidecars. */
@@ -67,6 +70,35 @@ class LogRecoveryTest extends LogTestSupport {
     List<String> values = readAll(log).stream().map(Batches.Rec::value).toList();
     assertEquals(List.of("a-0", "a-1", "a-2", "b-0", "b-1", "c-0", "c-1"), values);
     assertEquals(7, log.highWatermark());
+  }
+
+  @Test
+  void aPartitionWhoseDirectoryWasRemovedIsReopenedEmptyWithAWarning() throws Exception {
+    try (LogCapture warnings = new LogCapture(SegmentLogEngine.class)) {
+      PartitionLog log = open();
+      appendDurably(log, Batches.batch("a", 3, 1000));
+      engine.close();
+      store.close();
+      engine = null;
+      startEngine();
+      assertEquals(3, engine.reopen(TP, DIR, LogConfig.defaults(), epoch).logEndOffset());
+      assertEquals(List.of(), warnings.lines(), "creating and reopening a partition is quiet");
+
+      engine.close();
+      store.close();
+      try (Stream<Path> files = Files.walk(root.resolve(DIR.substring(1)))) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+      startEngine();
+      PartitionLog reopened = engine.reopen(TP, DIR, LogConfig.defaults(), epoch);
+      assertEquals(0, reopened.logEndOffset());
+      List<String> lines = warnings.lines();
+      assertEquals(1, lines.size(), lines.toString());
+      assertTrue(
+          lines.get(0).startsWith("WARN " + TP + ": " + DIR + " has no partition.meta"),
+          lines.get(0));
+      assertEquals(0, appendDurably(reopened, Batches.batch("b", 1, 1000)).baseOffset());
+    }
   }
 
   @Test
