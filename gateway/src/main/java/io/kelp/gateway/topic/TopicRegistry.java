@@ -5,6 +5,7 @@ import io.kelp.engine.catalog.TopicCatalog;
 import io.kelp.engine.catalog.TopicInfo;
 import io.kelp.engine.log.LogEngine;
 import io.kelp.engine.log.PartitionLog;
+import io.kelp.engine.store.FencedException;
 import io.kelp.gateway.config.TopicConfig;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -48,8 +49,11 @@ public final class TopicRegistry {
 
   /**
    * Loads the catalog and opens (recovering if needed) every partition log, several at once: on
-   * SeaweedFS each takes a few filer round trips. A topic whose file or configs cannot be used is
-   * left out and logged ({@link TopicCatalog#markUnreadable}); the others are served.
+   * SeaweedFS each takes a few filer round trips. A topic whose file or configs cannot be used, or
+   * one of whose partitions cannot be opened (its metadata damaged, say), is left out and logged
+   * ({@link TopicCatalog#markUnreadable}); the others are served. The start still fails when no
+   * partition opens at all (the store is most likely unreachable) or when another writer holds a
+   * partition (a second broker with this one's epoch: it must not run).
    */
   public synchronized void openAll() throws IOException {
     catalog.load();
@@ -78,24 +82,76 @@ public final class TopicRegistry {
         all.add(new TopicPartition(info.name(), p));
       }
     }
-    List<PartitionLog> logs =
+    List<Attempt> attempts =
         PartitionOpener.openEach(
-            all,
-            tp -> {
-              TopicInfo info = infos.get(tp.topic());
-              return engine.reopen(
-                  tp,
-                  catalog.partitionDir(info, tp.partition()),
-                  configs.get(tp.topic()).logConfig(),
-                  ownerEpoch);
-            });
+            all, tp -> reopen(infos.get(tp.topic()), tp, configs.get(tp.topic())));
+    failIfNeeded(attempts);
     int next = 0;
+    int opened = 0;
     for (TopicInfo info : topics) {
-      List<PartitionLog> own = logs.subList(next, next + info.partitions());
+      List<Attempt> own = attempts.subList(next, next + info.partitions());
       next += info.partitions();
-      publish(new LiveTopic(info, configs.get(info.name()), List.copyOf(own)));
+      Optional<Attempt> failed = own.stream().filter(a -> a.failure() != null).findFirst();
+      if (failed.isPresent()) {
+        own.stream().filter(a -> a.log() != null).forEach(a -> closeQuietly(a.tp()));
+        TopicPartition tp = failed.get().tp();
+        catalog.markUnreadable(
+            info.name(),
+            "partition "
+                + tp.partition()
+                + " ("
+                + catalog.partitionDir(info, tp.partition())
+                + ") could not be opened: "
+                + failed.get().failure());
+        continue;
+      }
+      publish(
+          new LiveTopic(info, configs.get(info.name()), own.stream().map(Attempt::log).toList()));
+      opened += info.partitions();
     }
-    LOG.info("Opened {} topics ({} partitions)", byName.size(), all.size());
+    LOG.info("Opened {} topics ({} partitions)", byName.size(), opened);
+  }
+
+  /** A partition opened at start-up, or why it could not be. */
+  private record Attempt(TopicPartition tp, PartitionLog log, Exception failure) {}
+
+  private Attempt reopen(TopicInfo info, TopicPartition tp, TopicConfig config) {
+    try {
+      PartitionLog log =
+          engine.reopen(
+              tp, catalog.partitionDir(info, tp.partition()), config.logConfig(), ownerEpoch);
+      return new Attempt(tp, log, null);
+    } catch (IOException | RuntimeException e) {
+      return new Attempt(tp, null, e);
+    }
+  }
+
+  /**
+   * Throws when the start must fail: no partition opened, or another writer holds one (the first
+   * such failure, with the others suppressed).
+   */
+  private static void failIfNeeded(List<Attempt> attempts) throws IOException {
+    List<Exception> failures =
+        attempts.stream().map(Attempt::failure).filter(f -> f != null).toList();
+    Optional<Exception> fenced =
+        failures.stream().filter(f -> f instanceof FencedException).findFirst();
+    if (failures.isEmpty() || (fenced.isEmpty() && failures.size() < attempts.size())) {
+      return;
+    }
+    Exception first = fenced.orElse(failures.get(0));
+    failures.stream().filter(f -> f != first).forEach(first::addSuppressed);
+    if (first instanceof IOException io) {
+      throw io;
+    }
+    throw (RuntimeException) first;
+  }
+
+  private void closeQuietly(TopicPartition tp) {
+    try {
+      engine.closePartition(tp);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not close partition {}", tp, e);
+    }
   }
 
   /** Opens partitions {@code from} (inclusive) to {@code to} (exclusive) of a topic. */

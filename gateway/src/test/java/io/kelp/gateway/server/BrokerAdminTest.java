@@ -444,4 +444,49 @@ class BrokerAdminTest {
             .partitions()
             .size());
   }
+
+  @Test
+  void aTopicWithAPartitionThatCannotBeOpenedIsLeftOutAndTheOthersServed() throws Exception {
+    admin
+        .createTopics(
+            List.of(new NewTopic("fine", 1, (short) 1), new NewTopic("damaged", 2, (short) 1)))
+        .all()
+        .get();
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      p.send(new ProducerRecord<>("fine", "k", "v")).get();
+      p.send(new ProducerRecord<>("damaged", 1, "k", "v")).get();
+    }
+    admin.close();
+    admin = null;
+    Path meta;
+    try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/damaged"))) {
+      meta =
+          files
+              .filter(f -> f.getFileName().toString().equals("partition.meta"))
+              .filter(f -> f.getParent().getFileName().toString().equals("1260-2520"))
+              .findFirst()
+              .orElseThrow();
+    }
+    Files.writeString(meta, "not json");
+
+    kelp.restart();
+    admin = kelp.admin();
+    assertEquals(Set.of("fine", "damaged"), admin.listTopics().names().get());
+    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+      c.assign(List.of(new TopicPartition("fine", 0)));
+      assertEquals(1, c.poll(Duration.ofSeconds(10)).count(), "the other topic is served");
+    }
+    ExecutionException refused =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.createTopics(List.of(new NewTopic("damaged", 1, (short) 1))).all().get());
+    assertInstanceOf(TopicExistsException.class, cause(refused));
+    assertTrue(
+        cause(refused).getMessage().contains("partition 1")
+            && cause(refused).getMessage().contains("could not be opened"),
+        cause(refused).getMessage());
+    assertEquals("not json", Files.readString(meta), "nothing wrote over it");
+    admin.deleteTopics(List.of("damaged")).all().get();
+    assertFalse(Files.exists(dir.resolve("topics/kafka/damaged")));
+  }
 }

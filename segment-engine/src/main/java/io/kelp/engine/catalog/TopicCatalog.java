@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * directory's, no partitions, a bad topic id or partition directory, as after an edit by hand)
  * makes its topic <i>unreadable</i>: it is logged and left out, the other topics load, and the name
  * stays taken (a create is refused rather than writing over it) until the topic is deleted or the
- * file repaired.
+ * file repaired. The broker marks a topic so too when its configs or one of its partitions cannot
+ * be used ({@link #markUnreadable}).
  */
 public final class TopicCatalog {
   public static final String TOPIC_FILE = "topic.json";
@@ -125,7 +126,7 @@ public final class TopicCatalog {
     topics.remove(name);
     unreadable.put(name, why);
     LOG.error(
-        "Topic {} is not served: {}. Repair the file and restart the broker, or delete the topic",
+        "Topic {} is not served: {}. Repair it and restart the broker, or delete the topic",
         name,
         why);
   }
