@@ -240,8 +240,8 @@ public final class TopicRegistry {
   }
 
   /**
-   * Deletes a topic and its data, one that is not served because its file cannot be read too.
-   * Returns false if there is no such topic.
+   * Deletes a topic and its data, one that exists in the store but is not served too. Returns false
+   * if there is no such topic.
    */
   public synchronized boolean delete(String name) throws IOException {
     LiveTopic topic = byName.remove(name);
@@ -299,8 +299,8 @@ public final class TopicRegistry {
   }
 
   /**
-   * Why a topic that exists in the store is not served (its file or configs cannot be used), or
-   * empty for a topic that is served or does not exist.
+   * Why a topic that exists in the store is not served (its file, its configs or one of its
+   * partitions cannot be used), or empty for a topic that is served or does not exist.
    */
   public Optional<String> unreadable(String name) {
     return catalog.unreadable(name);

@@ -1,5 +1,6 @@
 package io.kelp.engine.log;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -126,6 +127,10 @@ public record PartitionMeta(long logStartOffset, List<EpochEntry> leaderEpochs) 
     JsonNode root;
     try {
       root = JSON.readTree(new io.netty.buffer.ByteBufInputStream(data.duplicate()));
+    } catch (JsonProcessingException e) {
+      // The original message: the full one adds a second line about the source.
+      throw new IOException(
+          "unreadable partition metadata " + path + ": " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new IOException("unreadable partition metadata " + path + ": " + e.getMessage(), e);
     }
