@@ -42,6 +42,7 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.AfterEach;
@@ -410,6 +411,11 @@ class BrokerAdminTest {
     Map<String, TopicDescription> described =
         admin.describeTopics(List.of("kept")).allTopicNames().get();
     assertEquals(1, described.get("kept").partitions().size(), "the others are served");
+    ExecutionException unserved =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.describeTopics(List.of("broken")).allTopicNames().get());
+    assertInstanceOf(LeaderNotAvailableException.class, cause(unserved));
     try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
       c.assign(List.of(new TopicPartition("kept", 0)));
       ConsumerRecords<String, String> got = c.poll(Duration.ofSeconds(10));

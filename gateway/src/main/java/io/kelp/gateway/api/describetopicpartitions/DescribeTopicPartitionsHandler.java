@@ -56,6 +56,8 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler {
     TreeSet<String> names = new TreeSet<>();
     if (r.topics().isEmpty()) {
       b.topics().list().forEach(t -> names.add(t.name()));
+      // Listed as Metadata lists them: in the store, but not served.
+      names.addAll(b.topics().unreadableNames());
     } else {
       r.topics().forEach((TopicRequest t) -> names.add(t.name()));
     }
@@ -76,7 +78,9 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler {
                     .setErrorCode(
                         problem != null
                             ? Errors.INVALID_TOPIC_EXCEPTION
-                            : Errors.UNKNOWN_TOPIC_OR_PARTITION));
+                            : b.topics().unreadable(name).isPresent()
+                                ? Errors.LEADER_NOT_AVAILABLE
+                                : Errors.UNKNOWN_TOPIC_OR_PARTITION));
         continue;
       }
       if (budget == 0) {
