@@ -69,7 +69,7 @@ public final class TopicCatalog {
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, TopicInfo> topics = new TreeMap<>();
 
-  /** Topics whose {@value #TOPIC_FILE} could not be read, by name, with why. */
+  /** Topics in the store that are not served (see {@link #markUnreadable}), by name, with why. */
   private final Map<String, String> unreadable = new TreeMap<>();
 
   public TopicCatalog(ObjectStore store, String namespace) {

@@ -98,7 +98,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
     Optional<LiveTopic> topic;
     if (t.name() != null) {
       topic = b.topics().get(t.name());
-      // A topic whose file cannot be read is not served, but can be deleted by name.
+      // A topic in the store that is not served (see TopicRegistry#unreadable) is deleted by name.
       if (topic.isEmpty() && b.topics().unreadable(t.name()).isEmpty()) {
         fail(out, Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.");
         return;
