@@ -6,7 +6,9 @@ import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -14,9 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the chunks of an object from the volume servers for {@link SeaweedObjectStore#read}: the
- * chunks one read needs are fetched in parallel, whole when small enough for the {@link ChunkCache}
- * (so the next read that starts inside one is served from memory), and a fetch that fails is
- * retried, on every server that holds the chunk, for up to {@code retryFor}.
+ * chunks one read needs are fetched with pipelined requests, one connection per volume server,
+ * whole when small enough for the {@link ChunkCache} (so the next read that starts inside one is
+ * served from memory), and a fetch that fails is retried, on every server that holds the chunk, for
+ * up to {@code retryFor}.
  */
 final class ChunkReader {
   private static final Logger log = LoggerFactory.getLogger(ChunkReader.class);
@@ -43,8 +46,9 @@ final class ChunkReader {
    * transaction that listed it (see {@link SeaweedObjectStore}), and its volume server has no such
    * chunk: that upload never ended, its append never returned, and the object is read as ending
    * where that chunk starts. Cached chunks come from memory, the others are fetched from their
-   * volume servers all at once; a chunk small enough for the cache is fetched whole and kept, so
-   * the next read that starts inside it is served from memory. Bytes no chunk covers read as zeros.
+   * volume servers with pipelined requests ({@link #fetchAll}); a chunk small enough for the cache
+   * is fetched whole and kept, so the next read that starts inside it is served from memory. Bytes
+   * no chunk covers read as zeros.
    */
   ByteBuf read(
       String path,
@@ -68,14 +72,8 @@ final class ChunkReader {
       }
       pieces.add(new Piece(c, from, to, chunkCache.admits(c.getSize())));
     }
-    List<CompletableFuture<ByteBuf>> fetches = new ArrayList<>(pieces.size());
     boolean[] fromCache = new boolean[pieces.size()];
-    for (int i = 0; i < pieces.size(); i++) {
-      Piece piece = pieces.get(i);
-      ByteBuf cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
-      fromCache[i] = cached != null;
-      fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : fetch(piece));
-    }
+    List<CompletableFuture<ByteBuf>> fetches = fetchAll(pieces, fromCache);
     List<ByteBuf> parts = new ArrayList<>(pieces.size() + 1);
     long at = position;
     int done = 0;
@@ -161,23 +159,75 @@ final class ChunkReader {
     return alloc.compositeBuffer(parts.size()).addComponents(true, parts);
   }
 
-  /** Starts fetching a piece (or its whole chunk) from the first volume server that has it. */
-  private CompletableFuture<ByteBuf> fetch(Piece piece) {
-    String fileId = piece.chunk.getFileId();
-    List<String> urls;
-    try {
-      urls = filer.volumeUrls(fileId.substring(0, fileId.indexOf(',')));
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(e);
+  /**
+   * Starts getting every piece (or its whole chunk): from the chunk cache, else from the first
+   * volume server that holds its chunk. The pieces of one volume server are read on one connection
+   * with their requests pipelined: those of the first server on the caller's thread, any other
+   * server's on a read thread meanwhile. Marks in {@code fromCache} the pieces the cache had.
+   */
+  private List<CompletableFuture<ByteBuf>> fetchAll(List<Piece> pieces, boolean[] fromCache) {
+    List<CompletableFuture<ByteBuf>> fetches = new ArrayList<>(pieces.size());
+    Map<String, List<Integer>> byServer = new LinkedHashMap<>();
+    for (int i = 0; i < pieces.size(); i++) {
+      Piece piece = pieces.get(i);
+      ByteBuf cached = piece.whole ? chunkCache.get(piece.chunk.getFileId()) : null;
+      fromCache[i] = cached != null;
+      fetches.add(cached != null ? CompletableFuture.completedFuture(cached) : null);
+      if (cached == null) {
+        String fileId = piece.chunk.getFileId();
+        try {
+          List<String> urls = filer.volumeUrls(fileId.substring(0, fileId.indexOf(',')));
+          if (urls.isEmpty()) {
+            throw new IOException("no location for " + fileId);
+          }
+          byServer.computeIfAbsent(urls.get(0), u -> new ArrayList<>()).add(i);
+        } catch (IOException e) {
+          fetches.set(i, CompletableFuture.failedFuture(e));
+        }
+      }
     }
-    if (urls.isEmpty()) {
-      return CompletableFuture.failedFuture(new IOException("no location for " + fileId));
+    Map.Entry<String, List<Integer>> onCaller = null;
+    for (Map.Entry<String, List<Integer>> server : byServer.entrySet()) {
+      if (onCaller == null) {
+        onCaller = server;
+      } else {
+        place(
+            fetches,
+            server.getValue(),
+            volumes.readAllAsync(server.getKey(), ranges(pieces, server.getValue())));
+      }
     }
-    if (piece.whole) {
-      return volumes.readAsync(urls.get(0), fileId, 0, (int) piece.chunk.getSize());
+    if (onCaller != null) {
+      place(
+          fetches,
+          onCaller.getValue(),
+          volumes.readAll(onCaller.getKey(), ranges(pieces, onCaller.getValue())));
     }
-    return volumes.readAsync(
-        urls.get(0), fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from));
+    return fetches;
+  }
+
+  /** What the pieces at {@code indexes} ask of their chunks. */
+  private static List<VolumeClient.Range> ranges(List<Piece> pieces, List<Integer> indexes) {
+    List<VolumeClient.Range> ranges = new ArrayList<>(indexes.size());
+    for (int i : indexes) {
+      Piece piece = pieces.get(i);
+      String fileId = piece.chunk.getFileId();
+      ranges.add(
+          piece.whole
+              ? new VolumeClient.Range(fileId, 0, (int) piece.chunk.getSize())
+              : new VolumeClient.Range(
+                  fileId, piece.from - piece.chunk.getOffset(), (int) (piece.to - piece.from)));
+    }
+    return ranges;
+  }
+
+  private static void place(
+      List<CompletableFuture<ByteBuf>> fetches,
+      List<Integer> indexes,
+      List<CompletableFuture<ByteBuf>> results) {
+    for (int k = 0; k < indexes.size(); k++) {
+      fetches.set(indexes.get(k), results.get(k));
+    }
   }
 
   /**

@@ -15,7 +15,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +34,8 @@ import java.util.concurrent.TimeUnit;
  * its selector thread and back, which under produce load cost the broker a fifth of its CPU time
  * and a thread switch each way; uploads are small, sequential per caller and go to few volume
  * servers, which a pool of plain sockets serves well.
+ *
+ * <p>Reads of several ranges from one server can be pipelined ({@link #getPipelined}).
  *
  * <p>Answers with a Content-Length, chunked answers and answers ended by closing the connection are
  * understood. A request on a kept-alive connection that the server had already closed is sent once
@@ -137,6 +141,93 @@ final class PlainHttp implements AutoCloseable {
       throws IOException {
     Answer answer = exchange(hostPort, method, pathAndQuery, null, maxBody, alloc, headers);
     return new BufferResponse(answer.status, answer.body.buffer());
+  }
+
+  /** A GET of a pipelined batch: its path and query, the body bytes to keep, extra headers. */
+  record Get(String pathAndQuery, int maxBody, String... headers) {}
+
+  /**
+   * The answers of a pipelined batch, in the order asked, each in a buffer the caller releases: all
+   * of them, or the first ones and the {@code failure} that stopped the rest.
+   */
+  record Pipelined(List<BufferResponse> answers, IOException failure) {}
+
+  /** GETs written to a connection before its first answer is read. */
+  static final int MAX_PIPELINE = 32;
+
+  /**
+   * Sends the GETs to {@code hostPort} pipelined (HTTP/1.1): up to {@value #MAX_PIPELINE} requests
+   * written to one kept-alive connection at once, then their answers read in order, on the calling
+   * thread. A batch of small reads so costs one write and no thread switch per answer. Bodies are
+   * kept as {@link #sendForBuffer} keeps them. When the connection ends early (the server closed
+   * it, or it failed) the GETs not answered yet are sent again on a new one, as long as each
+   * connection answers at least one; GETs change nothing, so asking twice is harmless. Never
+   * throws: a failure that stops the batch comes back in {@link Pipelined#failure} with the answers
+   * read before it.
+   */
+  Pipelined getPipelined(ByteBufAllocator alloc, String hostPort, List<Get> gets) {
+    List<BufferResponse> answers = new ArrayList<>(gets.size());
+    boolean fresh = false;
+    while (answers.size() < gets.size()) {
+      int from = answers.size();
+      int to = Math.min(gets.size(), from + MAX_PIPELINE);
+      Connection c = fresh ? null : take(hostPort);
+      boolean reused = c != null;
+      IOException failure = null;
+      if (c == null) {
+        try {
+          c = connect(hostPort);
+        } catch (IOException e) {
+          return new Pipelined(answers, e);
+        }
+      }
+      boolean keep = false;
+      c.begin();
+      try {
+        ByteArrayOutputStream heads = new ByteArrayOutputStream(160 * (to - from));
+        for (int i = from; i < to; i++) {
+          Get g = gets.get(i);
+          heads.writeBytes(head(hostPort, "GET", g.pathAndQuery, null, g.headers));
+        }
+        c.write(heads.toByteArray(), null);
+        keep = true;
+        for (int i = from; i < to && keep; i++) {
+          Answer answer = read(c, gets.get(i).maxBody, alloc);
+          answers.add(new BufferResponse(answer.status, answer.body.buffer()));
+          keep = c.keepAlive;
+        }
+      } catch (IOException e) {
+        keep = false;
+        failure = e;
+        if (c.timedOut()) {
+          failure =
+              new SocketTimeoutException(
+                  "GET " + hostPort + ": nothing sent or received for " + readTimeoutMs + " ms");
+          failure.initCause(e);
+        }
+      } finally {
+        boolean intact = c.end();
+        if (keep && intact) {
+          give(hostPort, c);
+        } else {
+          c.close();
+        }
+      }
+      if (failure instanceof SocketTimeoutException) {
+        return new Pipelined(answers, failure);
+      }
+      if (answers.size() == from) {
+        // No answer on this connection: a kept-alive one the server had closed gets one more try
+        // on a new connection; a new one that answers nothing ends the batch.
+        if (!reused) {
+          return new Pipelined(answers, failure);
+        }
+        fresh = true;
+      } else {
+        fresh = false;
+      }
+    }
+    return new Pipelined(answers, null);
   }
 
   private record Answer(int status, Body body) {}

@@ -11,19 +11,21 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Chunk bytes to and from SeaweedFS volume servers over HTTP: a PUT of the raw bytes to {@code
  * http://<volume>/<fileId>?fsync=true} stores a chunk (the volume server fsyncs before it answers;
  * without {@code fsync} it answers once the bytes are in its volume file, which survives a crash of
  * the process but not of the machine), and a ranged GET reads part of one back. Uploads and reads
- * go through {@link PlainHttp} (reads of one range on a few threads at once, {@link #readAsync});
- * deletes, which are rare, through the JDK's HttpClient.
+ * go through {@link PlainHttp} (the ranges of one read pipelined on one connection per volume
+ * server, {@link #readAll}); deletes, which are rare, through the JDK's HttpClient.
  */
 final class VolumeClient implements AutoCloseable {
   private final String uploadQuery;
@@ -54,7 +56,7 @@ final class VolumeClient implements AutoCloseable {
   /** Reads: on the caller's thread or on {@link #readers}, over sockets of their own. */
   private final PlainHttp reads = new PlainHttp(5000, (int) TIMEOUT.toMillis());
 
-  /** How many chunk reads run at once for the parallel reads of ranges. */
+  /** Threads for the reads of a range's chunks on other volume servers than its first's. */
   private static final int READ_THREADS = 8;
 
   private final ExecutorService readers =
@@ -249,21 +251,80 @@ final class VolumeClient implements AutoCloseable {
     return body(response, volumeUrl, fileId, offset, length);
   }
 
+  /** Part of a chunk: {@code length} bytes of chunk {@code fileId} from {@code offset}. */
+  record Range(String fileId, long offset, int length) {}
+
   /**
-   * {@link #read} on one of the read threads, so that the chunks of one range are fetched in
-   * parallel; the future fails with an {@link IOException} (wrapped) as {@link #read} would throw
-   * it.
+   * Reads the ranges from one volume server on the caller's thread, all on one connection with
+   * their requests pipelined ({@link PlainHttp#getPipelined}), so that the chunks of a block cost
+   * no thread switch each. Returns a future per range, all done: the bytes (which the caller
+   * releases), or failed with the {@link IOException} {@link #read} would throw for it.
    */
-  CompletableFuture<ByteBuf> readAsync(String volumeUrl, String fileId, long offset, int length) {
-    return CompletableFuture.supplyAsync(
-        () -> {
+  List<CompletableFuture<ByteBuf>> readAll(String volumeUrl, List<Range> ranges) {
+    List<CompletableFuture<ByteBuf>> results = new ArrayList<>(ranges.size());
+    for (int i = 0; i < ranges.size(); i++) {
+      results.add(new CompletableFuture<>());
+    }
+    readInto(volumeUrl, ranges, results);
+    return results;
+  }
+
+  /** {@link #readAll} on one of the read threads; the futures complete as the answers come. */
+  List<CompletableFuture<ByteBuf>> readAllAsync(String volumeUrl, List<Range> ranges) {
+    List<CompletableFuture<ByteBuf>> results = new ArrayList<>(ranges.size());
+    for (int i = 0; i < ranges.size(); i++) {
+      results.add(new CompletableFuture<>());
+    }
+    try {
+      readers.execute(() -> readInto(volumeUrl, ranges, results));
+    } catch (RejectedExecutionException e) {
+      IOException closed = new IOException("volume client closed");
+      results.forEach(f -> f.completeExceptionally(closed));
+    }
+    return results;
+  }
+
+  private void readInto(
+      String volumeUrl, List<Range> ranges, List<CompletableFuture<ByteBuf>> results) {
+    try {
+      List<PlainHttp.Get> gets = new ArrayList<>(ranges.size());
+      for (Range r : ranges) {
+        int keep = (int) Math.min(Integer.MAX_VALUE - 16, r.offset + r.length);
+        gets.add(
+            new PlainHttp.Get(
+                "/" + r.fileId,
+                keep,
+                "Range",
+                "bytes=" + r.offset + "-" + (r.offset + r.length - 1)));
+      }
+      PlainHttp.Pipelined answers = reads.getPipelined(alloc, volumeUrl, gets);
+      for (int i = 0; i < ranges.size(); i++) {
+        Range r = ranges.get(i);
+        if (i < answers.answers().size()) {
           try {
-            return read(volumeUrl, fileId, offset, length);
+            results
+                .get(i)
+                .complete(body(answers.answers().get(i), volumeUrl, r.fileId, r.offset, r.length));
           } catch (IOException e) {
-            throw new CompletionException(e);
+            results.get(i).completeExceptionally(e);
           }
-        },
-        readers);
+        } else {
+          IOException failure =
+              new IOException(
+                  "read of chunk "
+                      + r.fileId
+                      + " from volume server "
+                      + volumeUrl
+                      + " failed: "
+                      + answers.failure(),
+                  answers.failure());
+          results.get(i).completeExceptionally(failure);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      // Out of direct memory, say: the ranges not done yet fail, so no reader waits forever.
+      results.forEach(f -> f.completeExceptionally(e));
+    }
   }
 
   /** The asked part of an answer's body; releases the rest, or all of it on an error. */

@@ -405,4 +405,107 @@ class PlainHttpTest {
       assertTrue(cut.getMessage().contains("ended 5 bytes early"), cut.getMessage());
     }
   }
+
+  /** The answer to {@code GET /<n>}: a body naming the path, longer for some. */
+  private static Answer pathEcho(String head, boolean closeAfter, String extraHeader) {
+    String path = head.substring(4, head.indexOf(' ', 4));
+    String body = path.repeat(path.length() % 3 == 0 ? 5000 : 1);
+    return new Answer(
+        "HTTP/1.1 206 Partial Content\r\n"
+            + extraHeader
+            + "Content-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body,
+        closeAfter);
+  }
+
+  private static List<PlainHttp.Get> gets(int n) {
+    List<PlainHttp.Get> gets = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      gets.add(new PlainHttp.Get("/" + i, 1 << 20, "Range", "bytes=0-" + i));
+    }
+    return gets;
+  }
+
+  /** Checks that the answers are those to {@code GET /0} ... in order, and releases them. */
+  private static void assertEchoes(int n, PlainHttp.Pipelined p) {
+    try {
+      assertEquals(n, p.answers().size(), "answers, failure " + p.failure());
+      for (int i = 0; i < n; i++) {
+        String path = "/" + i;
+        assertEquals(206, p.answers().get(i).status());
+        assertEquals(
+            path.repeat(path.length() % 3 == 0 ? 5000 : 1),
+            p.answers().get(i).body().toString(StandardCharsets.ISO_8859_1));
+      }
+    } finally {
+      p.answers().forEach(a -> a.body().release());
+    }
+  }
+
+  /**
+   * More GETs than go out at once are all answered, in the order asked, over one connection that is
+   * kept for what comes next; each request carries its own headers.
+   */
+  @Test
+  void pipelinedGetsAreAnsweredInOrderOverOneConnection() throws Exception {
+    String address = serve((n, head, body) -> pathEcho(head, false, ""));
+    int n = PlainHttp.MAX_PIPELINE * 2 + 5;
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      assertEchoes(n, http.getPipelined(PooledByteBufAllocator.DEFAULT, address, gets(n)));
+      assertEchoes(3, http.getPipelined(PooledByteBufAllocator.DEFAULT, address, gets(3)));
+    }
+    assertEquals(1, connections.get());
+    assertEquals(n + 3, requests.get());
+    for (int i = 0; i < n; i++) {
+      assertTrue(heads.get(i).startsWith("GET /" + i + " HTTP/1.1\r\n"), heads.get(i));
+      assertTrue(heads.get(i).contains("\r\nRange: bytes=0-" + i + "\r\n"), heads.get(i));
+    }
+  }
+
+  /**
+   * A server that closes the connection after some answers, saying so or not, leaves the GETs it
+   * did not answer to be asked again on a new connection: every answer arrives once, in order.
+   */
+  @Test
+  void pipelinedGetsCutShortByTheServerAreAskedAgain() throws Exception {
+    for (boolean saysSo : new boolean[] {false, true}) {
+      String address =
+          serve(
+              (n, head, body) ->
+                  pathEcho(head, n % 4 == 0, saysSo && n % 4 == 0 ? "Connection: close\r\n" : ""));
+      try (PlainHttp http = new PlainHttp(2000, 5000)) {
+        assertEchoes(10, http.getPipelined(PooledByteBufAllocator.DEFAULT, address, gets(10)));
+      }
+      assertTrue(connections.get() >= 3, connections.get() + " connections");
+      stop();
+      connections.set(0);
+      requests.set(0);
+    }
+  }
+
+  /**
+   * A connection that ends before any answer stops the batch with the failure and the answers read
+   * so far; one that never answers times out.
+   */
+  @Test
+  void pipelinedGetsStopWhenANewConnectionAnswersNothing() throws Exception {
+    // Answers the first two requests, then closes every connection without answering.
+    String address =
+        serve((n, head, body) -> n <= 2 ? pathEcho(head, false, "") : new Answer("", true));
+    try (PlainHttp http = new PlainHttp(2000, 5000)) {
+      PlainHttp.Pipelined p = http.getPipelined(PooledByteBufAllocator.DEFAULT, address, gets(5));
+      assertTrue(p.failure() != null, "a failure is given");
+      assertEchoes(2, p);
+    }
+    server.close();
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    String silent = "127.0.0.1:" + server.getLocalPort();
+    try (PlainHttp http = new PlainHttp(2000, 300)) {
+      PlainHttp.Pipelined p = http.getPipelined(PooledByteBufAllocator.DEFAULT, silent, gets(3));
+      assertTrue(p.failure() instanceof SocketTimeoutException, String.valueOf(p.failure()));
+      assertEquals(0, p.answers().size());
+    }
+  }
 }
