@@ -161,12 +161,23 @@ final class PlainHttp implements AutoCloseable {
    * thread. A batch of small reads so costs one write and no thread switch per answer. Bodies are
    * kept as {@link #sendForBuffer} keeps them. When the connection ends early (the server closed
    * it, or it failed) the GETs not answered yet are sent again on a new one, as long as each
-   * connection answers at least one; GETs change nothing, so asking twice is harmless. Never
-   * throws: a failure that stops the batch comes back in {@link Pipelined#failure} with the answers
-   * read before it.
+   * connection answers at least one; GETs change nothing, so asking twice is harmless. An {@link
+   * IOException} that stops the batch comes back in {@link Pipelined#failure} with the answers read
+   * before it.
    */
   Pipelined getPipelined(ByteBufAllocator alloc, String hostPort, List<Get> gets) {
     List<BufferResponse> answers = new ArrayList<>(gets.size());
+    try {
+      return getPipelined(alloc, hostPort, gets, answers);
+    } catch (RuntimeException | Error e) {
+      // Out of direct memory, say: the answers read are the caller's to release only if returned.
+      answers.forEach(a -> a.body().release());
+      throw e;
+    }
+  }
+
+  private Pipelined getPipelined(
+      ByteBufAllocator alloc, String hostPort, List<Get> gets, List<BufferResponse> answers) {
     boolean fresh = false;
     while (answers.size() < gets.size()) {
       int from = answers.size();
