@@ -211,18 +211,10 @@ final class PlainHttp implements AutoCloseable {
         keep = false;
         failure = e;
         if (c.timedOut()) {
-          failure =
-              new SocketTimeoutException(
-                  "GET " + hostPort + ": nothing sent or received for " + readTimeoutMs + " ms");
-          failure.initCause(e);
+          failure = timedOut("GET", hostPort, e);
         }
       } finally {
-        boolean intact = c.end();
-        if (keep && intact) {
-          give(hostPort, c);
-        } else {
-          c.close();
-        }
+        release(hostPort, c, keep);
       }
       if (failure instanceof SocketTimeoutException) {
         return new Pipelined(answers, failure);
@@ -268,30 +260,35 @@ final class PlainHttp implements AutoCloseable {
         return answer;
       } catch (IOException e) {
         if (c.timedOut()) {
-          SocketTimeoutException timeout =
-              new SocketTimeoutException(
-                  method
-                      + " "
-                      + hostPort
-                      + ": nothing sent or received for "
-                      + readTimeoutMs
-                      + " ms");
-          timeout.initCause(e);
-          throw timeout;
+          throw timedOut(method, hostPort, e);
         }
         // A kept-alive connection the server closed meanwhile fails at once: try a fresh one.
         if (!reused || attempt > 1) {
           throw e;
         }
       } finally {
-        boolean intact = c.end();
-        if (keep && intact) {
-          give(hostPort, c);
-        } else {
-          c.close();
-        }
+        release(hostPort, c, keep);
       }
     }
+  }
+
+  /** Ends an exchange on {@code c}: back to the pool if it may carry another, else closed. */
+  private void release(String hostPort, Connection c, boolean keep) {
+    boolean intact = c.end();
+    if (keep && intact) {
+      give(hostPort, c);
+    } else {
+      c.close();
+    }
+  }
+
+  /** The failure of an exchange the watchdog closed for standing still. */
+  private SocketTimeoutException timedOut(String method, String hostPort, IOException cause) {
+    SocketTimeoutException timeout =
+        new SocketTimeoutException(
+            method + " " + hostPort + ": nothing sent or received for " + readTimeoutMs + " ms");
+    timeout.initCause(cause);
+    return timeout;
   }
 
   private static byte[] head(
