@@ -17,8 +17,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Small unfenced appends kept inside the filer entry (its content) while the object has no chunks
- * and stays within {@link SeaweedObjectStore#INLINE_LIMIT}: one filer transaction, no upload. A
- * consumer group's log, a few hundred bytes per offset commit, is the case it is for.
+ * and stays within {@link SeaweedObjectStore#INLINE_LIMIT}: one filer transaction, no upload. The
+ * broker's own appends are all fenced now (consumer group logs were written this way before they
+ * were); objects written so are read as any other.
  *
  * <p>Every inline append stamps the MD5 of the new content on the entry, which makes it the entry's
  * ETag, and the transaction's condition is "the ETag is still the one read" (or "the entry is still

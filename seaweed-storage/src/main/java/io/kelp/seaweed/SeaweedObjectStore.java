@@ -91,8 +91,8 @@ import org.slf4j.LoggerFactory;
  * (the engine reports them through {@link #concurrentWrites}) go to the filer in one batch ({@link
  * TransactionBatcher}). Puts of up to {@value #INLINE_LIMIT} bytes are stored inline in the entry;
  * larger ones as chunks. Either way the entry is replaced in one filer write, so a put is atomic.
- * Small unfenced appends (a consumer group's log) are kept in the entry's content, in one
- * transaction and without an upload, while it stays within that limit ({@link InlineAppender}).
+ * Small unfenced appends (none of the broker's) are kept in the entry's content, in one transaction
+ * and without an upload, while it stays within that limit ({@link InlineAppender}).
  *
  * <p><b>Fencing.</b> {@link #claim} records a directory's owner epoch in the entry {@value
  * EpochMarker#FILE} in that directory: its content is the epoch and the claiming store's writer id

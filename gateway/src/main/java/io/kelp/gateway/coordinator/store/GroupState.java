@@ -1,6 +1,7 @@
 package io.kelp.gateway.coordinator.store;
 
 import io.kelp.engine.TopicPartition;
+import io.kelp.engine.store.Fence;
 import io.kelp.gateway.coordinator.OffsetAndMetadata;
 import io.kelp.gateway.coordinator.StoredGroup;
 import io.kelp.gateway.coordinator.store.GroupLogFormat.CommitRecord;
@@ -34,6 +35,9 @@ final class GroupState {
   static final String DELETING_MARKER = "deleting";
 
   final String directory;
+
+  /** The fence of this store's claim on the directory, taken when it is read. */
+  Fence fence;
 
   /** False until the directory has been read, and again whenever memory may differ from it. */
   boolean loaded;

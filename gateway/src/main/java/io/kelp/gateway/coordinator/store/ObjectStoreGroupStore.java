@@ -1,6 +1,8 @@
 package io.kelp.gateway.coordinator.store;
 
 import io.kelp.engine.TopicPartition;
+import io.kelp.engine.store.Fence;
+import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
 import io.kelp.gateway.coordinator.GroupStore;
@@ -46,6 +48,14 @@ import org.slf4j.LoggerFactory;
  * generation whole or the new snapshot whole; reading picks the newest snapshot that reads back and
  * the logs from its generation on.
  *
+ * <p><b>Fencing.</b> Every write is fenced ({@link ObjectStore#claim}): {@link #loadAll} takes the
+ * next coordinator epoch, recorded under {@value #EPOCHS}, and each group directory is claimed with
+ * it before it is read, so once a store has loaded a group, a store that loaded it before (another
+ * broker, or this one before a restart that left the old process running) can write nothing more to
+ * it: its writes fail with {@link FencedException}, which the coordinator answers as
+ * NOT_COORDINATOR. Fenced appends also take the store's cheaper path: on SeaweedFS a commit is one
+ * upload to a file id reserved ahead instead of one filer transaction each.
+ *
  * <p>The store keeps the latest state of every group it wrote or read, to write snapshots without
  * reading the logs back. That cache is right only while this broker is the groups' one writer;
  * {@link #loadAll} reads every group from the store again, so calling it when the broker becomes
@@ -59,12 +69,24 @@ public final class ObjectStoreGroupStore implements GroupStore {
 
   public static final String ROOT = "/kelp/groups";
 
+  /**
+   * The directory whose owner epoch is the groups' coordinator epoch, outside {@link #ROOT} so that
+   * listing the groups does not meet it.
+   */
+  public static final String EPOCHS = "/kelp/group-coordinator";
+
+  /** Epochs taken by other stores in a row before {@link #takeEpoch} gives up. */
+  private static final int MAX_LOST_RACES = 100;
+
   /** Log bytes per generation before a snapshot is written. */
   public static final long DEFAULT_COMPACTION_BYTES = 1 << 20;
 
   private final ObjectStore store;
   private final long compactionBytes;
   private final Map<String, GroupState> groups = new ConcurrentHashMap<>();
+
+  /** The epoch this store claims group directories with; 0 until taken. Guarded by this. */
+  private long epoch;
 
   public ObjectStoreGroupStore(ObjectStore store) {
     this(store, DEFAULT_COMPACTION_BYTES);
@@ -90,6 +112,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
 
   @Override
   public List<StoredGroup> loadAll() throws IOException {
+    takeEpoch();
     for (GroupState g : groups.values()) {
       synchronized (g) {
         g.loaded = false;
@@ -185,7 +208,9 @@ public final class ObjectStoreGroupStore implements GroupStore {
         checkSameGroup(g, groupId);
         // If the deletion fails half way, the next call reads the directory again.
         g.loaded = false;
-        deleteDirectory(g.directory);
+        // The store has no fenced delete: check first that no later coordinator has the group.
+        g.fence = claim(g.directory);
+        deleteDirectory(g);
         g.removed = true;
         groups.remove(name, g);
         return;
@@ -215,11 +240,14 @@ public final class ObjectStoreGroupStore implements GroupStore {
 
   private void load(GroupState g) throws IOException {
     g.reset();
+    // Claimed before reading, so that what an earlier owner acknowledged is all there to read.
+    g.fence = claim(g.directory);
     GroupDirectoryReader.Outcome outcome = GroupDirectoryReader.read(store, g);
     if (outcome == GroupDirectoryReader.Outcome.DELETING) {
       LOG.info("Finishing the deletion of {}, interrupted earlier", g.directory);
-      deleteDirectory(g.directory);
+      deleteDirectory(g);
       g.reset();
+      g.fence = null; // the claim went with the directory: the next write claims it again
     }
     long bound = store.maxAppendsPerObject();
     if (g.logStarted && bound != Long.MAX_VALUE) {
@@ -227,6 +255,70 @@ public final class ObjectStoreGroupStore implements GroupStore {
     }
     g.found = outcome;
     g.loaded = true;
+  }
+
+  /** Takes the next coordinator epoch: above every epoch any store took before. */
+  private synchronized long takeEpoch() throws IOException {
+    long candidate = Math.max(store.claim(EPOCHS, Long.MIN_VALUE), 0) + 1;
+    for (int lost = 0; lost < MAX_LOST_RACES; lost++) {
+      long recorded;
+      try {
+        recorded = store.claim(EPOCHS, candidate);
+      } catch (FencedException e) {
+        candidate++; // another store took this very epoch first
+        continue;
+      }
+      if (recorded == candidate) {
+        epoch = candidate;
+        return candidate;
+      }
+      candidate = Math.max(candidate, recorded) + 1;
+    }
+    throw new IOException(
+        "could not take a group coordinator epoch in "
+            + EPOCHS
+            + ": other stores took "
+            + MAX_LOST_RACES
+            + " in a row");
+  }
+
+  /** This store's epoch, taken now if {@link #loadAll} has not run yet. */
+  private synchronized long epoch() throws IOException {
+    return epoch != 0 ? epoch : takeEpoch();
+  }
+
+  /**
+   * Claims a group directory with this store's epoch, then checks that no store has taken a later
+   * epoch meanwhile: one that did lists the groups after taking it, so either it finds this
+   * directory and claims it too, or this check sees its epoch.
+   *
+   * @throws FencedException if a store with a later epoch has claimed the directory, or has taken a
+   *     later epoch
+   */
+  private Fence claim(String directory) throws IOException {
+    long mine = epoch();
+    long recorded = store.claim(directory, mine);
+    if (recorded == mine) {
+      recorded = store.claim(EPOCHS, Long.MIN_VALUE);
+    }
+    if (recorded != mine) {
+      throw new FencedException(
+          directory
+              + ": a group coordinator with epoch "
+              + recorded
+              + " has started since this one's ("
+              + mine
+              + "); another broker has taken its groups over");
+    }
+    return new Fence(directory, mine);
+  }
+
+  /** The fence for writing to {@code g}'s directory, claimed again if it was deleted. */
+  private Fence fence(GroupState g) throws IOException {
+    if (g.fence == null) {
+      g.fence = claim(g.directory);
+    }
+    return g.fence;
   }
 
   /** Two ids only share a directory if their SHA-256 hashes collide; refuse rather than mix. */
@@ -266,7 +358,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
     }
     int length = frame.readableBytes();
     try {
-      store.append(g.logPath(), frame, null);
+      store.append(g.logPath(), frame, fence(g));
     } catch (IOException | RuntimeException e) {
       g.loaded = false;
       throw e;
@@ -294,7 +386,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
     ByteBuf snapshot = g.snapshotFrame();
     long size = snapshot.readableBytes();
     try {
-      store.put(path, snapshot, null);
+      store.put(path, snapshot, fence(g));
     } catch (IOException | RuntimeException e) {
       // Whether the snapshot landed is unknown; reading the directory again settles it.
       LOG.warn("Could not write snapshot {} for {}", path, g.describe(), e);
@@ -332,10 +424,11 @@ public final class ObjectStoreGroupStore implements GroupStore {
    * Deletes a group directory so that a crash part way is noticed: a marker goes in first, the
    * group's objects are deleted, and the directory (with the marker) goes last.
    */
-  private void deleteDirectory(String directory) throws IOException {
+  private void deleteDirectory(GroupState g) throws IOException {
+    String directory = g.directory;
     List<ObjectInfo> objects = store.list(directory);
     if (!objects.isEmpty()) {
-      store.put(directory + "/" + GroupState.DELETING_MARKER, Unpooled.EMPTY_BUFFER, null);
+      store.put(directory + "/" + GroupState.DELETING_MARKER, Unpooled.EMPTY_BUFFER, fence(g));
       for (ObjectInfo o : objects) {
         if (!o.name().equals(GroupState.DELETING_MARKER)) {
           store.delete(directory + "/" + o.name());

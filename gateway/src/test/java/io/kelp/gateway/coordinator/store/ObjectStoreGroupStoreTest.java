@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.engine.TopicPartition;
 import io.kelp.engine.store.Fence;
+import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.LocalObjectStore;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
@@ -156,6 +157,27 @@ class ObjectStoreGroupStoreTest {
     assertEquals(commits(0, 2), loaded.get("assign-only").offsets());
   }
 
+  /**
+   * A store that loads the groups takes them over: the store that wrote them before can write
+   * nothing more to them, nor create groups the new one has not seen, and nothing it wrote is lost.
+   */
+  @Test
+  void loadingTheGroupsFencesTheStoreThatLoadedThemBefore() throws IOException {
+    store.loadAll();
+    commit("app", commits(0, 3));
+    ObjectStoreGroupStore taker = new ObjectStoreGroupStore(objects);
+    Map<String, StoredGroup> taken = byId(taker.loadAll());
+    assertEquals(commits(0, 3), taken.get("app").offsets());
+
+    assertThrows(FencedException.class, () -> commit("app", commits(10, 3)));
+    assertThrows(FencedException.class, () -> store.writeMetadata("app", new byte[] {1}));
+    assertThrows(FencedException.class, () -> commit("new-group", commits(0, 1)));
+    assertThrows(FencedException.class, () -> store.deleteGroup("app"));
+
+    taker.writeOffsets("app", commits(20, 3), List.of());
+    assertEquals(commits(20, 3), restartAndLoad().get("app").offsets());
+  }
+
   @Test
   void aGroupWithOnlyMetadataAndClearedMetadataReadBack() throws IOException {
     store.writeMetadata("members-only", new byte[] {1, 2, 3});
@@ -301,9 +323,14 @@ class ObjectStoreGroupStoreTest {
     assertArrayEquals(new byte[] {7}, back.metadata());
   }
 
+  /** The group's objects in a directory, without the local store's owner-epoch marker. */
   private static List<String> names(Path directory) throws IOException {
     try (Stream<Path> files = Files.list(directory)) {
-      return files.map(p -> p.getFileName().toString()).sorted().toList();
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> !n.equals("owner.epoch"))
+          .sorted()
+          .toList();
     }
   }
 
