@@ -19,11 +19,14 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,7 +84,9 @@ class SeaweedBrokerSmokeTest {
    * SeaweedFS, the owner is whoever claimed with the higher epoch (each broker id counts its own
    * starts): a second broker with an equal epoch refuses to start, and one with a higher epoch
    * takes the partitions over, after which the first broker's writes are refused. Every
-   * acknowledged record is kept, at the offset it was acknowledged with.
+   * acknowledged record is kept, at the offset it was acknowledged with. The groups go over with
+   * the broker that starts last: it reads the first one's committed offsets, and the first one's
+   * later commits fail.
    */
   @Test
   void aSecondBrokerOnTheSameFilerNeverWritesAlongsideTheFirst() throws Exception {
@@ -107,11 +112,18 @@ class SeaweedBrokerSmokeTest {
         try (KafkaProducer<String, String> p = first.producer(Map.of())) {
           assertEquals(5, p.send(new ProducerRecord<>("shared", "first-5")).get().offset());
         }
-        // Its next start has epoch 1 and takes the partition over.
+        TopicPartition shared = new TopicPartition("shared", 0);
+        // The refused start took nothing over: the first broker's group writes still land.
+        commit(first, shared, 4);
+        // Its next start has epoch 1 and takes the partition over, and the groups with it.
         try (TestBroker taker = TestBroker.start(dir.resolve("c"), second)) {
           try (KafkaProducer<String, String> p = taker.producer(Map.of())) {
             assertEquals(6, p.send(new ProducerRecord<>("shared", "second-6")).get().offset());
           }
+          assertEquals(4, committed(taker, shared));
+          assertThrows(KafkaException.class, () -> commit(first, shared, 5));
+          commit(taker, shared, 6);
+          assertEquals(6, committed(taker, shared));
           try (KafkaProducer<String, String> p =
               first.producer(
                   Map.of(
@@ -122,10 +134,9 @@ class SeaweedBrokerSmokeTest {
                 () -> p.send(new ProducerRecord<>("shared", "first-late")).get());
           }
           List<String> values = new ArrayList<>();
-          TopicPartition tp = new TopicPartition("shared", 0);
           try (KafkaConsumer<String, String> c = taker.consumer(Map.of())) {
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
+            c.assign(List.of(shared));
+            c.seekToBeginning(List.of(shared));
             long deadline = System.currentTimeMillis() + 30000;
             while (values.size() < 7 && System.currentTimeMillis() < deadline) {
               for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
@@ -140,6 +151,31 @@ class SeaweedBrokerSmokeTest {
               values);
         }
       }
+    }
+  }
+
+  /** Commits {@code offset} for group "readers" through {@code broker}, waiting at most 3 s. */
+  private static void commit(TestBroker broker, TopicPartition tp, long offset) {
+    try (KafkaConsumer<String, String> c =
+        broker.consumer(
+            Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "readers",
+                ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                3000))) {
+      c.assign(List.of(tp));
+      c.commitSync(Map.of(tp, new OffsetAndMetadata(offset)), Duration.ofSeconds(3));
+    }
+  }
+
+  private static long committed(TestBroker broker, TopicPartition tp) throws Exception {
+    try (Admin admin = broker.admin()) {
+      return admin
+          .listConsumerGroupOffsets("readers")
+          .partitionsToOffsetAndMetadata()
+          .get()
+          .get(tp)
+          .offset();
     }
   }
 }
