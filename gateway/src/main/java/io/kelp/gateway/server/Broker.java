@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,9 @@ public final class Broker implements AutoCloseable {
   /** How often group session and rebalance timeouts are checked. */
   private static final long GROUP_SWEEP_MS = 100;
 
+  /** How long after a try the topics left out at start-up are tried again. */
+  static final long LEFT_OUT_RETRY_MS = 5_000;
+
   private final BrokerConfig config;
   private final ObjectStore store;
   private final LogEngine engine;
@@ -56,6 +60,10 @@ public final class Broker implements AutoCloseable {
   private final BrokerServices services;
   private final KafkaServer server;
   private MetricsServer metricsServer;
+
+  /** Tries the topics left out at start-up again; null when none was. */
+  private ScheduledExecutorService leftOutRetries;
+
   private final HostPort bound;
   private final GroupCoordinator groups;
   private volatile boolean serving;
@@ -148,6 +156,9 @@ public final class Broker implements AutoCloseable {
             "Metrics on http://{}/metrics, health on http://{}/health",
             broker.metricsServer.address(),
             broker.metricsServer.address());
+      }
+      if (topics.leftOutCount() > 0) {
+        broker.retryLeftOutTopics(topics);
       }
       broker.serving = true;
       LOG.info(
@@ -247,6 +258,31 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  /**
+   * Tries the topics left out at start-up again every {@link #LEFT_OUT_RETRY_MS}, until none is
+   * left to try, so that a topic whose partitions could not be opened for a while (the store
+   * unreachable for part of the start, say) is served without a restart.
+   */
+  private void retryLeftOutTopics(TopicRegistry topics) {
+    ScheduledExecutorService retries =
+        Executors.newSingleThreadScheduledExecutor(
+            new DefaultThreadFactory("kelp-topic-retry", true));
+    leftOutRetries = retries;
+    retries.scheduleWithFixedDelay(
+        () -> {
+          try {
+            if (topics.retryLeftOut() == 0) {
+              retries.shutdown();
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("Trying the topics left out at start-up again failed", e);
+          }
+        },
+        LEFT_OUT_RETRY_MS,
+        LEFT_OUT_RETRY_MS,
+        TimeUnit.MILLISECONDS);
+  }
+
   /** The address clients connect to (the real port when port 0 was asked for). */
   public HostPort address() {
     return bound;
@@ -278,10 +314,16 @@ public final class Broker implements AutoCloseable {
     serving = false;
     LOG.info("Stopping: closing client connections");
     server.close();
+    if (leftOutRetries != null) {
+      leftOutRetries.shutdownNow();
+    }
     blocking.shutdown();
     try {
       if (!blocking.awaitTermination(10, TimeUnit.SECONDS)) {
         blocking.shutdownNow();
+      }
+      if (leftOutRetries != null && !leftOutRetries.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("A try at opening the topics left out at start-up is still running");
       }
     } catch (InterruptedException e) {
       blocking.shutdownNow();

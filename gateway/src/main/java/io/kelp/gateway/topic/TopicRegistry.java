@@ -10,6 +10,7 @@ import io.kelp.gateway.config.TopicConfig;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +35,14 @@ public final class TopicRegistry {
   private final LongSupplier clock;
   private final Map<String, LiveTopic> byName = new ConcurrentHashMap<>();
   private final Map<UUID, LiveTopic> byId = new ConcurrentHashMap<>();
+
+  /**
+   * Topics left out at start-up because a partition could not be opened, with what they are opened
+   * with when {@link #retryLeftOut} tries again. Guarded by this.
+   */
+  private final Map<String, LeftOut> leftOut = new TreeMap<>();
+
+  private record LeftOut(TopicInfo info, TopicConfig config) {}
 
   /**
    * @param ownerEpoch the epoch this broker claims partition directories with; it is also the
@@ -94,15 +103,8 @@ public final class TopicRegistry {
       Optional<Attempt> failed = own.stream().filter(a -> a.failure() != null).findFirst();
       if (failed.isPresent()) {
         own.stream().filter(a -> a.log() != null).forEach(a -> closeQuietly(a.tp()));
-        TopicPartition tp = failed.get().tp();
-        catalog.markUnreadable(
-            info.name(),
-            "partition "
-                + tp.partition()
-                + " ("
-                + catalog.partitionDir(info, tp.partition())
-                + ") could not be opened: "
-                + failed.get().failure());
+        catalog.markLeftOut(info.name(), whyNotOpened(info, failed.get()));
+        leftOut.put(info.name(), new LeftOut(info, configs.get(info.name())));
         continue;
       }
       publish(
@@ -110,6 +112,73 @@ public final class TopicRegistry {
       opened += info.partitions();
     }
     LOG.info("Opened {} topics ({} partitions)", byName.size(), opened);
+  }
+
+  private String whyNotOpened(TopicInfo info, Attempt failed) {
+    return "partition "
+        + failed.tp().partition()
+        + " ("
+        + catalog.partitionDir(info, failed.tp().partition())
+        + ") could not be opened: "
+        + failed.failure();
+  }
+
+  /**
+   * Tries again to open the topics left out at start-up because a partition could not be opened
+   * (the store unreachable for part of the start, a damaged {@code partition.meta} since repaired):
+   * a topic whose partitions all open now is served from then on. A topic deleted meanwhile, or one
+   * whose partition another writer holds, is not tried again. Returns how many topics are left to
+   * try.
+   */
+  public synchronized int retryLeftOut() {
+    for (Iterator<Map.Entry<String, LeftOut>> it = leftOut.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, LeftOut> e = it.next();
+      String name = e.getKey();
+      TopicInfo info = e.getValue().info();
+      if (byName.containsKey(name) || catalog.unreadable(name).isEmpty()) {
+        it.remove(); // deleted (and perhaps created anew) meanwhile
+        continue;
+      }
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (int p = 0; p < info.partitions(); p++) {
+        partitions.add(new TopicPartition(name, p));
+      }
+      List<Attempt> attempts;
+      try {
+        attempts =
+            PartitionOpener.openEach(partitions, tp -> reopen(info, tp, e.getValue().config()));
+      } catch (IOException | RuntimeException failure) {
+        LOG.debug("Opening topic {} again failed", name, failure);
+        continue;
+      }
+      Optional<Attempt> failed = attempts.stream().filter(a -> a.failure() != null).findFirst();
+      if (failed.isPresent()) {
+        attempts.stream().filter(a -> a.log() != null).forEach(a -> closeQuietly(a.tp()));
+        catalog.markLeftOut(name, whyNotOpened(info, failed.get()));
+        if (failed.get().failure() instanceof FencedException) {
+          LOG.warn(
+              "Topic {}: another writer holds partition {}; not tried again",
+              name,
+              failed.get().tp().partition());
+          it.remove();
+        }
+        continue;
+      }
+      catalog.markServed(info);
+      publish(
+          new LiveTopic(info, e.getValue().config(), attempts.stream().map(Attempt::log).toList()));
+      it.remove();
+      LOG.info(
+          "Topic {}: its {} partitions opened on a later try; it is served now",
+          name,
+          info.partitions());
+    }
+    return leftOut.size();
+  }
+
+  /** How many topics left out at start-up {@link #retryLeftOut} still tries. */
+  public synchronized int leftOutCount() {
+    return leftOut.size();
   }
 
   /** A partition opened at start-up, or why it could not be. */

@@ -11,6 +11,7 @@ import io.kelp.gateway.testing.TestBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -494,5 +495,54 @@ class BrokerAdminTest {
     assertEquals("not json", Files.readString(meta), "nothing wrote over it");
     admin.deleteTopics(List.of("damaged")).all().get();
     assertFalse(Files.exists(dir.resolve("topics/kafka/damaged")));
+  }
+
+  /**
+   * A topic left out because a partition could not be opened is tried again while the broker runs:
+   * once the partition opens (here, its damaged file put back), the topic is served, with its
+   * records, without a restart.
+   */
+  @Test
+  void aLeftOutTopicIsServedOnceItsPartitionOpensAgain() throws Exception {
+    admin.createTopics(List.of(new NewTopic("mended", 2, (short) 1))).all().get();
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      p.send(new ProducerRecord<>("mended", 1, "k", "before")).get();
+    }
+    admin.close();
+    admin = null;
+    Path meta;
+    try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/mended"))) {
+      meta =
+          files
+              .filter(f -> f.getFileName().toString().equals("partition.meta"))
+              .filter(f -> f.getParent().getFileName().toString().equals("1260-2520"))
+              .findFirst()
+              .orElseThrow();
+    }
+    String good = Files.readString(meta);
+    Files.writeString(meta, "not json");
+
+    kelp.restart();
+    admin = kelp.admin();
+    ExecutionException refused =
+        assertThrows(
+            ExecutionException.class,
+            () -> admin.createTopics(List.of(new NewTopic("mended", 1, (short) 1))).all().get());
+    assertTrue(cause(refused).getMessage().contains("not served"), cause(refused).getMessage());
+
+    Files.writeString(meta, good);
+    TopicPartition tp = new TopicPartition("mended", 1);
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+      c.assign(List.of(tp));
+      long deadline = System.currentTimeMillis() + 4 * Broker.LEFT_OUT_RETRY_MS;
+      while (values.isEmpty() && System.currentTimeMillis() < deadline) {
+        c.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+      }
+    }
+    assertEquals(List.of("before"), values);
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      assertEquals(1, p.send(new ProducerRecord<>("mended", 1, "k", "after")).get().offset());
+    }
   }
 }

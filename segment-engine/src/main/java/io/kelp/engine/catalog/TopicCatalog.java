@@ -131,6 +131,28 @@ public final class TopicCatalog {
         why);
   }
 
+  /**
+   * As {@link #markUnreadable}, for a topic whose partitions the broker tries to open again on its
+   * own: logged only when {@code why} differs from the reason recorded already.
+   */
+  public synchronized void markLeftOut(String name, String why) {
+    topics.remove(name);
+    String before = unreadable.put(name, why);
+    if (!why.equals(before)) {
+      LOG.error(
+          "Topic {} is not served: {}. The broker tries to open it again every little while;"
+              + " repair it, or delete the topic",
+          name,
+          why);
+    }
+  }
+
+  /** Serves a topic again that {@link #markLeftOut} took out, as {@code info} describes it. */
+  public synchronized void markServed(TopicInfo info) {
+    unreadable.remove(info.name());
+    topics.put(info.name(), info);
+  }
+
   /** The topics that exist in the store but are not served, sorted. */
   public synchronized List<String> unreadableNames() {
     return List.copyOf(unreadable.keySet());
