@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.gateway.testing.TestBroker;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -465,15 +466,7 @@ class BrokerAdminTest {
     }
     admin.close();
     admin = null;
-    Path meta;
-    try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/damaged"))) {
-      meta =
-          files
-              .filter(f -> f.getFileName().toString().equals("partition.meta"))
-              .filter(f -> f.getParent().getFileName().toString().equals("1260-2520"))
-              .findFirst()
-              .orElseThrow();
-    }
+    Path meta = secondPartitionMeta("damaged");
     Files.writeString(meta, "not json");
 
     kelp.restart();
@@ -510,15 +503,7 @@ class BrokerAdminTest {
     }
     admin.close();
     admin = null;
-    Path meta;
-    try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/mended"))) {
-      meta =
-          files
-              .filter(f -> f.getFileName().toString().equals("partition.meta"))
-              .filter(f -> f.getParent().getFileName().toString().equals("1260-2520"))
-              .findFirst()
-              .orElseThrow();
-    }
+    Path meta = secondPartitionMeta("mended");
     String good = Files.readString(meta);
     Files.writeString(meta, "not json");
 
@@ -543,6 +528,17 @@ class BrokerAdminTest {
     assertEquals(List.of("before"), values);
     try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
       assertEquals(1, p.send(new ProducerRecord<>("mended", 1, "k", "after")).get().offset());
+    }
+  }
+
+  /** The {@code partition.meta} file of partition 1 of a two-partition topic. */
+  private Path secondPartitionMeta(String topic) throws IOException {
+    try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/" + topic))) {
+      return files
+          .filter(f -> f.getFileName().toString().equals("partition.meta"))
+          .filter(f -> f.getParent().getFileName().toString().equals("1260-2520"))
+          .findFirst()
+          .orElseThrow();
     }
   }
 }

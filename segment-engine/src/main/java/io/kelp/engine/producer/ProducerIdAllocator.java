@@ -1,6 +1,6 @@
 package io.kelp.engine.producer;
 
-import io.kelp.engine.store.FencedException;
+import io.kelp.engine.store.EpochCounter;
 import io.kelp.engine.store.ObjectInfo;
 import io.kelp.engine.store.ObjectStore;
 import io.netty.buffer.ByteBuf;
@@ -60,27 +60,8 @@ public final class ProducerIdAllocator {
               Math.floorDiv(legacyNext + BLOCK_SIZE - 1, BLOCK_SIZE) - 1);
       started = true;
     }
-    long candidate = lastBlock + 1;
-    for (int lost = 0; lost < MAX_LOST_RACES; lost++) {
-      long recorded;
-      try {
-        recorded = store.claim(BLOCKS, candidate);
-      } catch (FencedException e) {
-        candidate++; // another broker reserved this very block first
-        continue;
-      }
-      if (recorded == candidate) {
-        lastBlock = candidate;
-        return candidate;
-      }
-      candidate = Math.max(candidate, recorded) + 1; // later blocks are taken already
-    }
-    throw new IOException(
-        "could not reserve a block of producer ids in "
-            + BLOCKS
-            + ": other brokers took "
-            + MAX_LOST_RACES
-            + " blocks in a row");
+    lastBlock = EpochCounter.takeNext(store, BLOCKS, lastBlock + 1, MAX_LOST_RACES);
+    return lastBlock;
   }
 
   private long readLegacyNext() throws IOException {

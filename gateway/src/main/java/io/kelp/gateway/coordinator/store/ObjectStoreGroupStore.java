@@ -1,6 +1,7 @@
 package io.kelp.gateway.coordinator.store;
 
 import io.kelp.engine.TopicPartition;
+import io.kelp.engine.store.EpochCounter;
 import io.kelp.engine.store.Fence;
 import io.kelp.engine.store.FencedException;
 import io.kelp.engine.store.ObjectInfo;
@@ -259,27 +260,9 @@ public final class ObjectStoreGroupStore implements GroupStore {
 
   /** Takes the next coordinator epoch: above every epoch any store took before. */
   private synchronized long takeEpoch() throws IOException {
-    long candidate = Math.max(store.claim(EPOCHS, Long.MIN_VALUE), 0) + 1;
-    for (int lost = 0; lost < MAX_LOST_RACES; lost++) {
-      long recorded;
-      try {
-        recorded = store.claim(EPOCHS, candidate);
-      } catch (FencedException e) {
-        candidate++; // another store took this very epoch first
-        continue;
-      }
-      if (recorded == candidate) {
-        epoch = candidate;
-        return candidate;
-      }
-      candidate = Math.max(candidate, recorded) + 1;
-    }
-    throw new IOException(
-        "could not take a group coordinator epoch in "
-            + EPOCHS
-            + ": other stores took "
-            + MAX_LOST_RACES
-            + " in a row");
+    long last = Math.max(store.claim(EPOCHS, Long.MIN_VALUE), 0);
+    epoch = EpochCounter.takeNext(store, EPOCHS, last + 1, MAX_LOST_RACES);
+    return epoch;
   }
 
   /** This store's epoch, taken now if {@link #loadAll} has not run yet. */
