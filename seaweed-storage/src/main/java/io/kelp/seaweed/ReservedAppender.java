@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -350,6 +351,49 @@ final class ReservedAppender {
     if (!path.equals("/")) {
       forget(path);
     }
+  }
+
+  /**
+   * At a clean close, once nothing appends any more: lists the chunks this store uploaded and has
+   * not listed yet, each object in one fenced transaction that also drops its reservation, so that
+   * the filer shows every object whole without waiting for the next owner's claim. {@code epochs}
+   * gives the epoch this store holds each directory with; a directory it no longer holds is left to
+   * its owner. Stops once {@code stop} says so (the close's time is up); whatever is left then, or
+   * fails, is listed by the next owner's claim, as after a crash. Returns how many objects were
+   * listed.
+   */
+  int listAll(Map<String, Long> epochs, BooleanSupplier stop) {
+    int listed = 0;
+    for (Map.Entry<String, ConcurrentHashMap<String, Reservation>> dir : byDirectory.entrySet()) {
+      Long epoch = epochs.get(dir.getKey());
+      if (epoch == null) {
+        continue;
+      }
+      for (Map.Entry<String, Reservation> object : dir.getValue().entrySet()) {
+        if (stop.getAsBoolean()) {
+          return listed;
+        }
+        String path = object.getKey();
+        Reservation r = object.getValue();
+        if (r.uploaded().isEmpty()) {
+          continue;
+        }
+        try {
+          listUploaded(path, split(path), r, new Fence(dir.getKey(), epoch), null);
+          dir.getValue().remove(path, r);
+          listed++;
+        } catch (IOException | RuntimeException e) {
+          if (!stop.getAsBoolean()) {
+            log.warn(
+                "{}: its last chunks could not be listed at close; the next owner's claim lists"
+                    + " them: {}",
+                path,
+                e.toString());
+          }
+        }
+      }
+    }
+    return listed;
   }
 
   /**

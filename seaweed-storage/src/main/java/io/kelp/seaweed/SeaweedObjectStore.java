@@ -28,8 +28,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,14 +67,15 @@ import org.slf4j.LoggerFactory;
  * of the directory still have unlisted) and records the next reservation: one filer transaction per
  * {@value ReservedAppender#RESERVED_IDS} appends instead of one each. Until then the chunks are
  * known to this store alone: its {@link #read}, {@link #stat} and {@link #list} add them, and a
- * store that reads the object without claiming its directory sees only the listed ones. A failed
- * upload is retried on the same id, then settled with {@link VolumeClient#closeOff}: if it landed
- * it counts, otherwise the id and the rest of the reservation are never used. {@link #claim} by a
- * new owner (or the same broker after a restart) settles every reservation recorded in the
- * directory the same way, in order: ids that hold chunks are listed, and the first that does not is
- * closed off, so the writer that made the reservation can land nothing after the claim, and nothing
- * it acknowledged is left out. Closing off needs an unsigned write: when assignments come with
- * write tokens, fenced appends take the path below instead, one transaction each.
+ * store that reads the object without claiming its directory sees only the listed ones, until a
+ * clean {@link #close} lists them (for at most {@value #LIST_AT_CLOSE_MS} ms). A failed upload is
+ * retried on the same id, then settled with {@link VolumeClient#closeOff}: if it landed it counts,
+ * otherwise the id and the rest of the reservation are never used. {@link #claim} by a new owner
+ * (or the same broker after a restart) settles every reservation recorded in the directory the same
+ * way, in order: ids that hold chunks are listed, and the first that does not is closed off, so the
+ * writer that made the reservation can land nothing after the claim, and nothing it acknowledged is
+ * left out. Closing off needs an unsigned write: when assignments come with write tokens, fenced
+ * appends take the path below instead, one transaction each.
  *
  * <p>On that path a fenced append of one chunk runs its upload and its transaction at the same
  * time, since the filer does not check that a chunk it lists exists: the append then costs the
@@ -124,6 +128,9 @@ public final class SeaweedObjectStore implements ObjectStore {
    * as well, which the default leveldb store does not.
    */
   public static final boolean DEFAULT_FSYNC = false;
+
+  /** Longest a close spends listing the chunks uploaded and not listed yet. */
+  static final long LIST_AT_CLOSE_MS = 5_000;
 
   /** Default budget of the chunk read cache. */
   public static final long DEFAULT_READ_CACHE_BYTES = 64L << 20;
@@ -413,6 +420,44 @@ public final class SeaweedObjectStore implements ObjectStore {
     return pending == null ? null : pending.toStringUtf8();
   }
 
+  /**
+   * Lists the chunks uploaded and not listed yet ({@link ReservedAppender#listAll}), on a thread of
+   * its own for at most {@link #LIST_AT_CLOSE_MS}: with the filer unreachable a close would
+   * otherwise wait as long as the filer client retries. What is not listed then stays for the next
+   * owner's claim, as after a crash. The caller has stopped appending.
+   */
+  private void listUnlistedAtClose() {
+    Map<String, Long> epochs = Map.copyOf(owned);
+    if (epochs.isEmpty()) {
+      return;
+    }
+    AtomicBoolean timeUp = new AtomicBoolean();
+    AtomicInteger listed = new AtomicInteger();
+    Thread t =
+        new Thread(
+            () -> listed.set(reservedAppends.listAll(epochs, timeUp::get)), "kelp-list-at-close");
+    t.setDaemon(true);
+    long start = System.nanoTime();
+    t.start();
+    try {
+      t.join(LIST_AT_CLOSE_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    timeUp.set(true);
+    if (t.isAlive()) {
+      log.warn(
+          "Listing the last chunks of this store's objects took over {} ms; the next owner's claim"
+              + " lists the rest",
+          LIST_AT_CLOSE_MS);
+    } else if (listed.get() > 0) {
+      log.info(
+          "Listed the last chunks of {} object(s) in {} ms",
+          listed.get(),
+          (System.nanoTime() - start) / 1_000_000);
+    }
+  }
+
   @Override
   public long maxAppendsPerObject() {
     return maxAppendsPerObject;
@@ -486,8 +531,7 @@ public final class SeaweedObjectStore implements ObjectStore {
 
   @Override
   public void close() {
-    // Chunks uploaded and not listed yet stay so: the next owner's claim lists them. Listing
-    // them here could hold a shutdown up for as long as the filer is unreachable.
+    listUnlistedAtClose();
     reservedAppends.clear();
     chunkReader.close();
     volumes.close();

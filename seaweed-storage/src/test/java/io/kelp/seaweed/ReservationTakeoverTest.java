@@ -64,6 +64,39 @@ class ReservationTakeoverTest {
     first.close();
   }
 
+  /**
+   * A clean close lists what it uploaded, so a store that reads without claiming (SeaweedFS's own
+   * tools, in effect) sees every byte; the next owner finds no reservation left to settle and
+   * appends after them.
+   */
+  @Test
+  void aCleanCloseListsEveryAppendForReadersThatDoNotClaim() throws Exception {
+    String dir = "/topics/kafka/takeover/v1/0000-0006";
+    String log = dir + "/0.log";
+    String other = dir + "/1.log";
+    StringBuilder expected = new StringBuilder();
+    try (SeaweedObjectStore first = store()) {
+      assertEquals(1, first.claim(dir, 1));
+      first.append(other, text("other;"), new Fence(dir, 1));
+      // 40 appends: past one reservation, so the last ones are in no entry yet.
+      for (int i = 0; i < 40; i++) {
+        String piece = "record-" + i + ";";
+        first.append(log, text(piece), new Fence(dir, 1));
+        expected.append(piece);
+      }
+    }
+    try (SeaweedObjectStore reader = store()) {
+      assertEquals(expected.toString(), readAll(reader, log));
+      assertEquals(expected.length(), reader.stat(log).orElseThrow().size());
+      assertEquals("other;", readAll(reader, other));
+    }
+    try (SeaweedObjectStore next = store()) {
+      assertEquals(2, next.claim(dir, 2));
+      next.append(log, text("after;"), new Fence(dir, 2));
+      assertEquals(expected + "after;", readAll(next, log));
+    }
+  }
+
   @Test
   void aWriterThatGoesOnAfterATakeoverLandsNothing() throws Exception {
     String dir = "/topics/kafka/takeover/v1/0000-0002";
