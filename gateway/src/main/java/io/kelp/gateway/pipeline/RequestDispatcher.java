@@ -11,11 +11,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCounted;
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,11 +21,6 @@ import org.slf4j.LoggerFactory;
  * whatever order the handlers finish in: each request takes a place in a per-connection queue, and
  * only finished requests at its head are written. A request answered with no response (Produce with
  * acks=0) still holds its place until it finishes, then is skipped.
- *
- * <p>Handlers that finish on other threads (a group-commit write that makes several produce
- * requests durable at once, say) hand their results to the event loop through one queue, and one
- * task takes all that arrived and writes them with a single flush: one send to the client rather
- * than one per response.
  *
  * <p>Backpressure: the connection stops being read while it has too many requests or bytes in
  * flight, while its socket is not writable, or while the engine is over its memory budget.
@@ -52,14 +44,6 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
   /** This connection as the engine's flusher knows it; opened by the first produce at acks=all. */
   private ProduceConnection produceConnection;
-
-  /** Handlers' results from other threads, for the event loop to take in one task. */
-  private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
-
-  /** Whether a task to take {@link #completions} is queued and has not started taking yet. */
-  private final AtomicBoolean completionsScheduled = new AtomicBoolean();
-
-  private record Completion(Pending pending, ApiMessage response, Throwable failure) {}
 
   /** A request in progress, holding its place in the response order. */
   private static final class Pending {
@@ -141,40 +125,19 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
   private void onComplete(Pending pending, ApiMessage response, Throwable failure) {
     if (ctx.executor().inEventLoop()) {
-      record(pending, response, failure);
-      drain();
+      complete(pending, response, failure);
       return;
     }
-    completions.add(new Completion(pending, response, failure));
-    if (!completionsScheduled.compareAndSet(false, true)) {
-      return; // the queued task takes this one too: it clears the flag before it takes any
-    }
     try {
-      ctx.executor().execute(this::takeCompletions);
+      ctx.executor().execute(() -> complete(pending, response, failure));
     } catch (RejectedExecutionException e) {
       // The event loop is shutting down with the connection: nothing will be written.
-      completionsScheduled.set(false);
-      for (Completion c; (c = completions.poll()) != null; ) {
-        c.pending().request.frame().release();
-        release(c.pending().context);
-      }
+      pending.request.frame().release();
+      release(pending.context);
     }
   }
 
-  /** On the event loop: records every result handed over so far, then writes what it can. */
-  private void takeCompletions() {
-    completionsScheduled.set(false);
-    boolean any = false;
-    for (Completion c; (c = completions.poll()) != null; ) {
-      record(c.pending(), c.response(), c.failure());
-      any = true;
-    }
-    if (any) {
-      drain();
-    }
-  }
-
-  private void record(Pending pending, ApiMessage response, Throwable failure) {
+  private void complete(Pending pending, ApiMessage response, Throwable failure) {
     pending.done = true;
     pending.response = response;
     pending.failure = failure;
@@ -187,6 +150,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
           ctx.channel().remoteAddress(),
           failure);
     }
+    drain();
   }
 
   /** Writes the finished responses at the head of the queue, in arrival order. */
