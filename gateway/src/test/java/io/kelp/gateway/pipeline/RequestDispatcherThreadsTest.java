@@ -7,12 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kelp.codec.message.MetadataRequest;
 import io.kelp.codec.message.MetadataResponse;
 import io.kelp.codec.wire.ApiMessage;
-import io.kelp.gateway.api.ApiHandler;
 import io.kelp.gateway.api.ApiHandlers;
 import io.kelp.gateway.api.BrokerServices;
-import io.kelp.gateway.api.RequestContext;
-import io.kelp.gateway.metrics.KelpMetrics;
-import io.kelp.gateway.server.BrokerConfig;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -27,7 +23,6 @@ import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,39 +48,10 @@ class RequestDispatcherThreadsTest {
   private Channel serverSide;
   private Channel client;
 
-  /** Answers Metadata with a future the test completes. */
-  private final class ControlledMetadata implements ApiHandler {
-    @Override
-    public short apiKey() {
-      return 3;
-    }
-
-    @Override
-    public short minVersion() {
-      return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-      return 12;
-    }
-
-    @Override
-    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
-      CompletableFuture<ApiMessage> f = new CompletableFuture<>();
-      calls.add(f);
-      return f;
-    }
-  }
-
   private void open() throws InterruptedException {
     ApiHandlers table = new ApiHandlers();
-    table.register(new ControlledMetadata());
-    BrokerConfig config =
-        BrokerConfig.of(Map.of(BrokerConfig.SOCKET_REQUEST_MAX_BYTES, Integer.toString(MAX_FRAME)));
-    BrokerServices services =
-        new BrokerServices(
-            config, "cluster", null, null, null, Runnable::run, new KelpMetrics(), () -> 0L);
+    table.register(new ControlledMetadata(calls));
+    BrokerServices services = ControlledMetadata.services(MAX_FRAME);
     LocalAddress address = new LocalAddress("dispatcher-" + System.nanoTime());
     CountDownLatch accepted = new CountDownLatch(1);
     server =

@@ -40,31 +40,6 @@ class RequestPipelineTest {
   private final List<ByteBuf> sent = new ArrayList<>();
   private EmbeddedChannel channel;
 
-  /** Answers Metadata with a future the test completes. */
-  private final class ControlledMetadata implements ApiHandler {
-    @Override
-    public short apiKey() {
-      return 3;
-    }
-
-    @Override
-    public short minVersion() {
-      return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-      return 12;
-    }
-
-    @Override
-    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
-      CompletableFuture<ApiMessage> f = new CompletableFuture<>();
-      metadataCalls.add(f);
-      return f;
-    }
-  }
-
   /** Produce served from v3, advertised from v0, never answering (like acks=0). */
   private static final class SilentProduce implements ApiHandler {
     @Override
@@ -95,13 +70,9 @@ class RequestPipelineTest {
 
   private void open() {
     table.register(new ApiVersionsHandler(table));
-    table.register(new ControlledMetadata());
+    table.register(new ControlledMetadata(metadataCalls));
     table.register(new SilentProduce());
-    BrokerConfig config =
-        BrokerConfig.of(Map.of(BrokerConfig.SOCKET_REQUEST_MAX_BYTES, Integer.toString(MAX_FRAME)));
-    BrokerServices services =
-        new BrokerServices(
-            config, "cluster", null, null, null, Runnable::run, new KelpMetrics(), () -> 0L);
+    BrokerServices services = ControlledMetadata.services(MAX_FRAME);
     channel =
         new EmbeddedChannel(
             new FrameDecoder(MAX_FRAME),
@@ -318,7 +289,7 @@ class RequestPipelineTest {
   @Test
   void tooManyRequestsInFlightStopsReadingUntilTheyFinish() {
     table.register(new ApiVersionsHandler(table));
-    table.register(new ControlledMetadata());
+    table.register(new ControlledMetadata(metadataCalls));
     BrokerServices services =
         new BrokerServices(
             BrokerConfig.of(Map.of()),
