@@ -6,15 +6,22 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.kelp.seaweed.WeedProcess;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -280,6 +287,98 @@ class SeaweedFaultTest {
         assertEquals(List.of("before", "after"), values);
       }
       kelp.stop();
+    }
+  }
+
+  /**
+   * A group and the only partition whose last writes went to a volume server that is down when the
+   * broker starts: the broker starts anyway, answers requests for the group
+   * COORDINATOR_LOAD_IN_PROGRESS (never an empty group, which would send its consumers back to
+   * auto.offset.reset), and serves the group and the partition once the volume server is back, with
+   * the offsets committed before.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aGroupOnAnUnreachableVolumeServerIsServedOnceItIsBack() throws Exception {
+    String topic = "group-volume";
+    String group = "held-while-volume-down";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (KelpProcess kelp =
+        KelpProcess.startOnSeaweedWithSeparateVolumeServer("SeaweedFaultTest-group-volume")) {
+      try (Admin admin = Clients.admin(kelp.bootstrap())) {
+        // One partition: every partition of the broker is on the volume server that goes down.
+        Clients.createTopic(admin, topic, 1);
+      }
+      for (int i = 0; i < 5; i++) {
+        send(kelp, topic, "v" + i);
+      }
+      try (Admin admin = Clients.admin(kelp.bootstrap())) {
+        Clients.get(
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(3))).all());
+      }
+      // Killed, so that the group's entry still records ids reserved on the volume server.
+      kelp.kill();
+      WeedProcess weed = kelp.weed();
+      weed.killVolume();
+      kelp.restart();
+      assertEquals(
+          COORDINATOR_LOAD_IN_PROGRESS,
+          offsetFetchError(kelp, group, tp),
+          "OffsetFetch for the group while its volume server is down");
+      assertTrue(
+          Files.readString(kelp.log()).contains("COORDINATOR_LOAD_IN_PROGRESS"),
+          "the log says why the group is not served; log " + kelp.log());
+      weed.startVolume();
+      try (Admin admin = Clients.admin(kelp.bootstrap())) {
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+            Clients.get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata());
+        assertEquals(3, offsets.get(tp).offset(), "offset committed before the restart");
+      }
+      try (KafkaConsumer<String, String> consumer =
+          Clients.consumer(kelp.bootstrap(), Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
+        consumer.subscribe(List.of(topic));
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (records.size() < 2 && System.nanoTime() < deadline) {
+          consumer.poll(Duration.ofMillis(500)).records(tp).forEach(records::add);
+        }
+        assertEquals(
+            List.of("v3", "v4"),
+            records.stream().map(ConsumerRecord::value).toList(),
+            "the group resumes at its committed offset");
+      }
+      kelp.stop();
+    }
+  }
+
+  private static final short COORDINATOR_LOAD_IN_PROGRESS = 14;
+
+  /** The error of an OffsetFetch v1 for one partition of {@code group}, sent as raw bytes. */
+  private static short offsetFetchError(KelpProcess kelp, String group, TopicPartition tp)
+      throws IOException {
+    byte[] groupId = group.getBytes(StandardCharsets.UTF_8);
+    byte[] topic = tp.topic().getBytes(StandardCharsets.UTF_8);
+    ByteBuffer request = ByteBuffer.allocate(64 + groupId.length + topic.length);
+    int correlationId = 77;
+    request.putShort((short) 9).putShort((short) 1).putInt(correlationId).putShort((short) -1);
+    request.putShort((short) groupId.length).put(groupId);
+    request.putInt(1).putShort((short) topic.length).put(topic);
+    request.putInt(1).putInt(tp.partition());
+    request.flip();
+    try (RawConnection raw = RawConnection.open("127.0.0.1", kelp.port())) {
+      raw.writeFrame(request);
+      ByteBuffer response =
+          raw.awaitFrameOrClose(Duration.ofSeconds(30))
+              .orElseThrow(() -> new AssertionError("OffsetFetch closed the connection"));
+      assertEquals(correlationId, response.getInt());
+      assertEquals(1, response.getInt(), "topics");
+      response.position(response.position() + 2 + response.getShort(response.position()));
+      assertEquals(1, response.getInt(), "partitions");
+      assertEquals(tp.partition(), response.getInt());
+      response.getLong(); // committed offset
+      short metadataLength = response.getShort();
+      response.position(response.position() + Math.max(0, metadataLength));
+      return response.getShort();
     }
   }
 

@@ -50,6 +50,9 @@ public final class CommittedOffsets {
       short apiVersion,
       long retentionTimeMs,
       List<Commit> commits) {
+    if (coordinator.loading(groupId)) {
+      return all(commits, Errors.COORDINATOR_LOAD_IN_PROGRESS);
+    }
     Group group = coordinator.group(groupId);
     if (group == null) {
       if (generationIdOrMemberEpoch >= 0) {
@@ -138,12 +141,20 @@ public final class CommittedOffsets {
 
   /**
    * The committed offsets of {@code partitions} (null: every partition with a committed offset);
-   * partitions without one map to null. An unknown group has no offsets and no error.
+   * partitions without one map to null. An unknown group has no offsets and no error; a group not
+   * read back from the store yet has COORDINATOR_LOAD_IN_PROGRESS, with the partitions asked for
+   * mapped to null.
    */
   public Fetched fetch(
       String groupId, String memberId, int memberEpoch, Collection<TopicPartition> partitions) {
-    Group group = coordinator.group(groupId);
     Map<TopicPartition, OffsetAndMetadata> out = new LinkedHashMap<>();
+    if (coordinator.loading(groupId)) {
+      if (partitions != null) {
+        partitions.forEach(tp -> out.put(tp, null));
+      }
+      return new Fetched(Errors.COORDINATOR_LOAD_IN_PROGRESS, out);
+    }
+    Group group = coordinator.group(groupId);
     if (group == null) {
       if (partitions != null) {
         partitions.forEach(tp -> out.put(tp, null));
@@ -190,6 +201,9 @@ public final class CommittedOffsets {
    * none of its members subscribes to (GROUP_SUBSCRIBED_TO_TOPIC otherwise).
    */
   public Deleted delete(String groupId, List<TopicPartition> partitions) {
+    if (coordinator.loading(groupId)) {
+      return new Deleted(Errors.COORDINATOR_LOAD_IN_PROGRESS, Map.of());
+    }
     Group group = coordinator.group(groupId);
     if (group == null) {
       return new Deleted(Errors.GROUP_ID_NOT_FOUND, Map.of());
@@ -243,6 +257,9 @@ public final class CommittedOffsets {
   private short deleteGroup(String groupId) {
     if (groupId == null || groupId.isEmpty()) {
       return Errors.INVALID_GROUP_ID;
+    }
+    if (coordinator.loading(groupId)) {
+      return Errors.COORDINATOR_LOAD_IN_PROGRESS;
     }
     Group group = coordinator.group(groupId);
     if (group == null) {

@@ -2,14 +2,19 @@ package io.kelp.gateway.coordinator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kelp.engine.store.FencedException;
 import io.kelp.gateway.topic.TopicRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -28,6 +33,12 @@ public final class GroupCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
   static final ObjectMapper JSON = new ObjectMapper();
 
+  /** How many groups are read from the store at once. */
+  static final int LOAD_THREADS = 4;
+
+  /** The longest pause between tries at reading a group that failed to read. */
+  static final long MAX_LOAD_RETRY_MS = 30_000;
+
   private final GroupStore store;
   private final TopicRegistry topics;
   private final GroupConfig config;
@@ -35,6 +46,14 @@ public final class GroupCoordinator implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private final Map<String, GroupLoader> loaders = new ConcurrentHashMap<>();
+
+  /** Where the groups not read back yet are kept ({@link GroupStore#location}). */
+  private final Set<String> unread = ConcurrentHashMap.newKeySet();
+
+  /** Reads groups back; null until {@link #load} has groups to read. */
+  private volatile ExecutorService loads;
+
+  private volatile FencedException fenced;
 
   public GroupCoordinator(
       GroupStore store, TopicRegistry topics, GroupConfig config, LongSupplier clock) {
@@ -74,19 +93,123 @@ public final class GroupCoordinator implements AutoCloseable {
     loaders.put(type, loader);
   }
 
-  /** Reads every group back from the store; call once, before serving. */
-  public void load() throws IOException {
-    List<StoredGroup> stored = store.loadAll();
-    for (StoredGroup s : stored) {
-      Group group = restore(s);
-      synchronized (group) {
-        group.offsets().putAll(s.offsets());
+  /**
+   * Reads every group back from the store and returns once all are read, or once {@code waitMs}
+   * have passed; call once, before serving. Groups are read several at a time. A group that cannot
+   * be read (the store failing for it: on SeaweedFS, a volume server its last writes went to
+   * unreachable) is tried again in the background, with a growing pause, until it reads back;
+   * meanwhile, and while the first reads are still running, {@link #loading} says so for it, and
+   * requests for it are answered COORDINATOR_LOAD_IN_PROGRESS, which clients retry.
+   *
+   * @throws FencedException if another coordinator has taken a group over before the wait ended
+   * @throws IOException if the store cannot list its groups
+   */
+  public void load(long waitMs) throws IOException, InterruptedException {
+    List<String> locations = store.locations();
+    if (locations.isEmpty()) {
+      return;
+    }
+    unread.addAll(locations);
+    loads =
+        Executors.newFixedThreadPool(
+            Math.min(LOAD_THREADS, locations.size()),
+            r -> {
+              Thread t = new Thread(r, "kelp-group-load");
+              t.setDaemon(true);
+              return t;
+            });
+    CountDownLatch firstTries = new CountDownLatch(locations.size());
+    for (String location : locations) {
+      submitLoad(location, 1, firstTries);
+    }
+    if (!firstTries.await(waitMs, TimeUnit.MILLISECONDS)) {
+      LOG.warn(
+          "{} of {} groups are still being read after {} ms; requests for them are answered"
+              + " COORDINATOR_LOAD_IN_PROGRESS until they are",
+          unread.size(),
+          locations.size(),
+          waitMs);
+    }
+    FencedException fenced = this.fenced;
+    if (fenced != null) {
+      throw fenced;
+    }
+    int read = groups.size();
+    if (read > 0) {
+      LOG.info("Loaded {} groups from the store", read);
+    }
+  }
+
+  /** {@link #load(long)}, waiting for every group's first read however long it takes. */
+  public void load() throws IOException, InterruptedException {
+    load(Long.MAX_VALUE);
+  }
+
+  private void submitLoad(String location, int attempt, CountDownLatch firstTries) {
+    try {
+      loads.execute(() -> loadOne(location, attempt, firstTries));
+    } catch (RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  /** Reads one group; on failure schedules the next try. */
+  private void loadOne(String location, int attempt, CountDownLatch firstTries) {
+    try {
+      StoredGroup s = store.load(location);
+      if (s != null) {
+        Group group = restore(s);
+        synchronized (group) {
+          group.offsets().putAll(s.offsets());
+        }
+        // Registered before it stops counting as loading, so no request finds neither.
+        groups.put(s.groupId(), group);
+        if (attempt > 1) {
+          LOG.info("Group {} read back on try {}; it is served now", s.groupId(), attempt);
+        }
       }
-      groups.put(s.groupId(), group);
+      unread.remove(location);
+    } catch (FencedException e) {
+      LOG.error(
+          "Group directory {}: another group coordinator has taken it over; not tried again",
+          location,
+          e);
+      this.fenced = e;
+    } catch (IOException | RuntimeException e) {
+      long pauseMs = Math.min(MAX_LOAD_RETRY_MS, 1000L << Math.min(attempt - 1, 5));
+      if (attempt == 1 || attempt % 10 == 0) {
+        LOG.warn(
+            "Reading group {} from the store failed (try {}); requests for it are answered"
+                + " COORDINATOR_LOAD_IN_PROGRESS; trying again in {} ms: {}",
+            location,
+            attempt,
+            pauseMs,
+            e.toString());
+      }
+      try {
+        timer.schedule(
+            () -> submitLoad(location, attempt + 1, null), pauseMs, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closed) {
+        // closing
+      }
+    } finally {
+      if (firstTries != null) {
+        firstTries.countDown();
+      }
     }
-    if (!stored.isEmpty()) {
-      LOG.info("Loaded {} groups from the store", stored.size());
-    }
+  }
+
+  /**
+   * Whether the group with this id may be in the store but is not read back yet: requests for it
+   * must wait (COORDINATOR_LOAD_IN_PROGRESS) rather than see it missing.
+   */
+  public boolean loading(String groupId) {
+    return !unread.isEmpty() && groupId != null && unread.contains(store.location(groupId));
+  }
+
+  /** Whether any group is not read back yet ({@link #loading}). */
+  public boolean loadingAny() {
+    return !unread.isEmpty();
   }
 
   private Group restore(StoredGroup s) throws IOException {
@@ -165,5 +288,9 @@ public final class GroupCoordinator implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    ExecutorService loads = this.loads;
+    if (loads != null) {
+      loads.shutdownNow();
+    }
   }
 }

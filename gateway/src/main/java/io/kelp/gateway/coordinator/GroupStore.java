@@ -2,6 +2,7 @@ package io.kelp.gateway.coordinator;
 
 import io.kelp.engine.TopicPartition;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +14,35 @@ import java.util.Map;
  */
 public interface GroupStore {
 
+  /**
+   * Starts reading the groups back: takes what a coordinator needs to own them (on a store shared
+   * by brokers, this fences out the coordinators that read them before) and returns where each
+   * group is kept, for {@link #load}.
+   */
+  List<String> locations() throws IOException;
+
+  /**
+   * Reads back the group kept at {@code location} (one of {@link #locations}), or null when nothing
+   * there reads back as a group. A failure leaves the group unread: calling this again retries.
+   */
+  StoredGroup load(String location) throws IOException;
+
+  /**
+   * Where the group with this id is kept, as {@link #locations} names it, whether or not it exists.
+   */
+  String location(String groupId);
+
   /** Every group in the store, as last written. */
-  List<StoredGroup> loadAll() throws IOException;
+  default List<StoredGroup> loadAll() throws IOException {
+    List<StoredGroup> out = new ArrayList<>();
+    for (String location : locations()) {
+      StoredGroup group = load(location);
+      if (group != null) {
+        out.add(group);
+      }
+    }
+    return out;
+  }
 
   /**
    * Records offset commits and offset deletions of one group, atomically: after a crash either all

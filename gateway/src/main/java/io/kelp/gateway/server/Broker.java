@@ -53,6 +53,12 @@ public final class Broker implements AutoCloseable {
   /** How long after a try the topics left out at start-up are tried again. */
   static final long LEFT_OUT_RETRY_MS = 5_000;
 
+  /**
+   * How long the start waits for the groups to be read back; those still being read then are
+   * answered COORDINATOR_LOAD_IN_PROGRESS until they are (see {@link GroupCoordinator#load}).
+   */
+  static final long GROUP_LOAD_WAIT_MS = 10_000;
+
   private final BrokerConfig config;
   private final ObjectStore store;
   private final LogEngine engine;
@@ -206,15 +212,7 @@ public final class Broker implements AutoCloseable {
         store.close();
         throw e;
       }
-      try {
-        LOG.info("SeaweedFS volume server {} stores and serves chunks", store.checkVolumes());
-      } catch (IOException e) {
-        // Writes retry until a volume server takes them; the broker still starts.
-        LOG.warn(
-            "SeaweedFS: storing a test chunk failed; produce requests will wait for a volume"
-                + " server that answers: {}",
-            e.toString());
-      }
+      checkVolumesMeanwhile(store);
       return store;
     }
     Files.createDirectories(dataDir);
@@ -222,11 +220,37 @@ public final class Broker implements AutoCloseable {
   }
 
   /**
+   * Stores and reads back a test chunk on a thread of its own, to say in the log whether SeaweedFS
+   * takes chunks: only a diagnostic, so the start does not wait for it (with no volume server
+   * answering, an assignment alone takes the filer 20 s to refuse). Writes retry until a volume
+   * server takes them.
+   */
+  private static void checkVolumesMeanwhile(SeaweedObjectStore store) {
+    Thread check =
+        new Thread(
+            () -> {
+              try {
+                LOG.info(
+                    "SeaweedFS volume server {} stores and serves chunks", store.checkVolumes());
+              } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                    "SeaweedFS: storing a test chunk failed; produce requests will wait for a"
+                        + " volume server that answers: {}",
+                    e.toString());
+              }
+            },
+            "kelp-volume-check");
+    check.setDaemon(true);
+    check.start();
+  }
+
+  /**
    * Reads every group back from the store and starts the sweep of session and rebalance timeouts
    * and the periodic expiry of committed offsets.
    */
   private static GroupCoordinator startGroupCoordinator(
-      BrokerConfig config, ObjectStore store, TopicRegistry topics) throws IOException {
+      BrokerConfig config, ObjectStore store, TopicRegistry topics)
+      throws IOException, InterruptedException {
     GroupConfig groupConfig = config.groupConfig();
     GroupCoordinator groups =
         new GroupCoordinator(
@@ -234,7 +258,7 @@ public final class Broker implements AutoCloseable {
     try {
       ClassicGroups.register(groups);
       ConsumerGroups.register(groups);
-      groups.load();
+      groups.load(GROUP_LOAD_WAIT_MS);
       groups.start(GROUP_SWEEP_MS);
       CommittedOffsets offsets = new CommittedOffsets(groups);
       long every = groupConfig.offsetsRetentionCheckIntervalMs();
@@ -252,7 +276,7 @@ public final class Broker implements AutoCloseable {
               every,
               TimeUnit.MILLISECONDS);
       return groups;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | InterruptedException | RuntimeException e) {
       groups.close();
       throw e;
     }

@@ -60,9 +60,8 @@ public final class TopicRegistry {
    * Loads the catalog and opens (recovering if needed) every partition log, several at once: on
    * SeaweedFS each takes a few filer round trips. A topic whose file or configs cannot be used, or
    * one of whose partitions cannot be opened (its metadata damaged, say), is left out and logged
-   * ({@link TopicCatalog#markUnreadable}); the others are served. The start still fails when no
-   * partition opens at all (the store is most likely unreachable) or when another writer holds a
-   * partition (a second broker with this one's epoch: it must not run).
+   * ({@link TopicCatalog#markUnreadable}); the others are served. The start still fails when
+   * another writer holds a partition (a second broker with this one's epoch: it must not run).
    */
   public synchronized void openAll() throws IOException {
     catalog.load();
@@ -196,18 +195,20 @@ public final class TopicRegistry {
   }
 
   /**
-   * Throws when the start must fail: no partition opened, or another writer holds one (the first
-   * such failure, with the others suppressed).
+   * Throws when the start must fail: another writer holds a partition (a second broker with this
+   * one's epoch, which must not run); the first such failure, with the other failures suppressed.
+   * Partitions that fail otherwise, even all of them (a volume server down that holds the last
+   * writes of every partition), are left out and tried again.
    */
   private static void failIfNeeded(List<Attempt> attempts) throws IOException {
     List<Exception> failures =
         attempts.stream().map(Attempt::failure).filter(f -> f != null).toList();
     Optional<Exception> fenced =
         failures.stream().filter(f -> f instanceof FencedException).findFirst();
-    if (failures.isEmpty() || (fenced.isEmpty() && failures.size() < attempts.size())) {
+    if (fenced.isEmpty()) {
       return;
     }
-    Exception first = fenced.orElse(failures.get(0));
+    Exception first = fenced.get();
     failures.stream().filter(f -> f != first).forEach(first::addSuppressed);
     if (first instanceof IOException io) {
       throw io;

@@ -5,8 +5,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A fake group store in memory, for tests of group logic that need a store which can be told to
@@ -15,6 +18,10 @@ import java.util.Map;
 public final class MemoryGroupStore implements GroupStore {
   private final Map<String, byte[]> metadata = new LinkedHashMap<>();
   private final Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new LinkedHashMap<>();
+  private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> loads = new ConcurrentHashMap<>();
+  private final Object hold = new Object();
+  private boolean held;
   private volatile boolean failing;
   private int writes;
   private int metadataWrites;
@@ -36,17 +43,68 @@ public final class MemoryGroupStore implements GroupStore {
     return metadata.get(groupId);
   }
 
-  @Override
-  public synchronized List<StoredGroup> loadAll() {
-    List<StoredGroup> out = new ArrayList<>();
-    java.util.Set<String> ids = new java.util.LinkedHashSet<>(metadata.keySet());
-    ids.addAll(offsets.keySet());
-    for (String id : ids) {
-      out.add(
-          new StoredGroup(
-              id, metadata.get(id), new LinkedHashMap<>(offsets.getOrDefault(id, Map.of()))));
+  /**
+   * Makes loading the group with this id fail with an IOException until {@link #readable} is called
+   * for it, as a group kept on a volume server that is down does.
+   */
+  public void unreadable(String groupId) {
+    unreadable.add(groupId);
+  }
+
+  public void readable(String groupId) {
+    unreadable.remove(groupId);
+  }
+
+  /** While on, every {@link #load} waits, as reads of a slow store do. */
+  public void holdLoads(boolean on) {
+    synchronized (hold) {
+      held = on;
+      hold.notifyAll();
     }
-    return out;
+  }
+
+  /** How many times {@link #load} was called for this group. */
+  public int loads(String groupId) {
+    return loads.getOrDefault(groupId, 0);
+  }
+
+  @Override
+  public synchronized List<String> locations() {
+    Set<String> ids = new LinkedHashSet<>(metadata.keySet());
+    ids.addAll(offsets.keySet());
+    return new ArrayList<>(ids);
+  }
+
+  @Override
+  public StoredGroup load(String location) throws IOException {
+    loads.merge(location, 1, Integer::sum);
+    synchronized (hold) {
+      while (held) {
+        try {
+          hold.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted while held");
+        }
+      }
+    }
+    if (unreadable.contains(location)) {
+      throw new IOException("group " + location + " cannot be read (test fault)");
+    }
+    synchronized (this) {
+      if (!metadata.containsKey(location) && !offsets.containsKey(location)) {
+        return null;
+      }
+      return new StoredGroup(
+          location,
+          metadata.get(location),
+          new LinkedHashMap<>(offsets.getOrDefault(location, Map.of())));
+    }
+  }
+
+  @Override
+  public String location(String groupId) {
+    return groupId;
   }
 
   @Override

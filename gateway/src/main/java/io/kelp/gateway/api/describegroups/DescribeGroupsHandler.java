@@ -46,6 +46,8 @@ public final class DescribeGroupsHandler implements ApiHandler {
           new DescribedGroup().setGroupId(id).setProtocolType("").setProtocolData("");
       if (id == null) {
         out.setGroupId("").setErrorCode(Errors.INVALID_GROUP_ID).setGroupState("Dead");
+      } else if (ctx.broker().groups().loading(id)) {
+        out.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS).setGroupState("");
       } else {
         Group g = ctx.broker().groups().group(id);
         if (g instanceof ClassicGroup classic && !classic.isDead()) {

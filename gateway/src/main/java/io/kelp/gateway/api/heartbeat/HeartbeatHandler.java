@@ -40,6 +40,10 @@ public final class HeartbeatHandler implements ApiHandler {
       return CompletableFuture.completedFuture(
           new HeartbeatResponse().setErrorCode(Errors.INVALID_GROUP_ID));
     }
+    if (ctx.broker().groups().loading(r.groupId())) {
+      return CompletableFuture.completedFuture(
+          new HeartbeatResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+    }
     return Blocking.run(
         ctx.broker().blocking(),
         () -> {

@@ -55,6 +55,9 @@ public final class JoinGroupHandler implements ApiHandler {
     if (r.groupId() == null || r.groupId().isEmpty()) {
       return done(error(Errors.INVALID_GROUP_ID, r.memberId(), version));
     }
+    if (coordinator.loading(r.groupId())) {
+      return done(error(Errors.COORDINATOR_LOAD_IN_PROGRESS, r.memberId(), version));
+    }
     if (r.sessionTimeoutMs() < config.minSessionTimeoutMs()
         || r.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
       return done(error(Errors.INVALID_SESSION_TIMEOUT, r.memberId(), version));

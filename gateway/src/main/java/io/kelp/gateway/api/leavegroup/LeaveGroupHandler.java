@@ -55,6 +55,10 @@ public final class LeaveGroupHandler implements ApiHandler {
       return CompletableFuture.completedFuture(
           new LeaveGroupResponse().setErrorCode(Errors.INVALID_GROUP_ID));
     }
+    if (ctx.broker().groups().loading(r.groupId())) {
+      return CompletableFuture.completedFuture(
+          new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+    }
     return Blocking.run(
         ctx.broker().blocking(),
         () -> {

@@ -5,6 +5,7 @@ import io.kelp.codec.message.ListGroupsResponse;
 import io.kelp.codec.message.ListGroupsResponse.ListedGroup;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
 import java.util.ArrayList;
@@ -42,9 +43,14 @@ public final class ListGroupsHandler implements ApiHandler {
     ListGroupsRequest r = (ListGroupsRequest) request;
     Set<String> states = lower(r.statesFilter());
     Set<String> types = lower(r.typesFilter());
+    ListGroupsResponse response = new ListGroupsResponse();
+    if (ctx.broker().groups().loadingAny()) {
+      // As Kafka answers while a coordinator partition loads; clients retry.
+      return CompletableFuture.completedFuture(
+          response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+    }
     List<Group> groups = new ArrayList<>(ctx.broker().groups().groups());
     groups.sort(Comparator.comparing(Group::groupId));
-    ListGroupsResponse response = new ListGroupsResponse();
     for (Group g : groups) {
       String state;
       boolean dead;

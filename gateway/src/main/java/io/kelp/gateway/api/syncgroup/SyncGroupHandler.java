@@ -43,6 +43,10 @@ public final class SyncGroupHandler implements ApiHandler {
       return CompletableFuture.completedFuture(
           new SyncGroupResponse().setErrorCode(Errors.INVALID_GROUP_ID));
     }
+    if (ctx.broker().groups().loading(r.groupId())) {
+      return CompletableFuture.completedFuture(
+          new SyncGroupResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+    }
     Map<String, byte[]> assignments = new HashMap<>();
     for (SyncGroupRequestAssignment a : r.assignments()) {
       assignments.put(a.memberId(), a.assignment());

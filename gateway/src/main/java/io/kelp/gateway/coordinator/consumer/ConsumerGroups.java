@@ -68,9 +68,11 @@ public final class ConsumerGroups {
   /**
    * The consumer group with this id.
    *
-   * @throws GroupError GROUP_ID_NOT_FOUND when there is none, or the group is a classic one
+   * @throws GroupError GROUP_ID_NOT_FOUND when there is none, or the group is a classic one;
+   *     COORDINATOR_LOAD_IN_PROGRESS while it is not read back from the store yet
    */
   public static ConsumerGroup existing(GroupCoordinator coordinator, String groupId) {
+    checkLoaded(coordinator, groupId);
     Group g = coordinator.group(groupId);
     if (g == null) {
       throw new GroupError(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found.");
@@ -81,8 +83,20 @@ public final class ConsumerGroups {
     return c;
   }
 
+  /**
+   * @throws GroupError COORDINATOR_LOAD_IN_PROGRESS while the group is not read back yet
+   */
+  private static void checkLoaded(GroupCoordinator coordinator, String groupId) {
+    if (coordinator.loading(groupId)) {
+      throw new GroupError(
+          Errors.COORDINATOR_LOAD_IN_PROGRESS,
+          "Group " + groupId + " is still being read back from the store.");
+    }
+  }
+
   private static ConsumerGroup groupFor(GroupCoordinator coordinator, Heartbeat hb) {
     String groupId = hb.groupId();
+    checkLoaded(coordinator, groupId);
     boolean create = hb.memberEpoch() == 0;
     while (true) {
       Group g = coordinator.group(groupId);

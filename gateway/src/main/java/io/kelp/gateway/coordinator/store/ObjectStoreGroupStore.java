@@ -49,18 +49,18 @@ import org.slf4j.LoggerFactory;
  * generation whole or the new snapshot whole; reading picks the newest snapshot that reads back and
  * the logs from its generation on.
  *
- * <p><b>Fencing.</b> Every write is fenced ({@link ObjectStore#claim}): {@link #loadAll} takes the
- * next coordinator epoch, recorded under {@value #EPOCHS}, and each group directory is claimed with
- * it before it is read, so once a store has loaded a group, a store that loaded it before (another
- * broker, or this one before a restart that left the old process running) can write nothing more to
- * it: its writes fail with {@link FencedException}, which the coordinator answers as
- * NOT_COORDINATOR. Fenced appends also take the store's cheaper path: on SeaweedFS a commit is one
- * upload to a file id reserved ahead instead of one filer transaction each.
+ * <p><b>Fencing.</b> Every write is fenced ({@link ObjectStore#claim}): {@link #locations} takes
+ * the next coordinator epoch, recorded under {@value #EPOCHS}, and each group directory is claimed
+ * with it before it is read, so once a store has loaded a group, a store that loaded it before
+ * (another broker, or this one before a restart that left the old process running) can write
+ * nothing more to it: its writes fail with {@link FencedException}, which the coordinator answers
+ * as NOT_COORDINATOR. Fenced appends also take the store's cheaper path: on SeaweedFS a commit is
+ * one upload to a file id reserved ahead instead of one filer transaction each.
  *
  * <p>The store keeps the latest state of every group it wrote or read, to write snapshots without
  * reading the logs back. That cache is right only while this broker is the groups' one writer;
- * {@link #loadAll} reads every group from the store again, so calling it when the broker becomes
- * the groups' coordinator picks up what another broker wrote before.
+ * {@link #locations} marks every group for reading from the store again, so loading the groups when
+ * the broker becomes their coordinator picks up what another broker wrote before.
  *
  * <p>Thread safety: calls for different groups run in parallel; calls for one group are serialized
  * on that group's entry.
@@ -111,40 +111,53 @@ public final class ObjectStoreGroupStore implements GroupStore {
     T run(GroupState group) throws IOException;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Takes the next coordinator epoch, with which {@link #load} claims a group directory before
+   * reading it: from then on a store that loaded the group before can write nothing more to it. The
+   * locations are the names of the group directories.
+   */
   @Override
-  public List<StoredGroup> loadAll() throws IOException {
+  public List<String> locations() throws IOException {
     takeEpoch();
     for (GroupState g : groups.values()) {
       synchronized (g) {
         g.loaded = false;
       }
     }
-    List<StoredGroup> out = new ArrayList<>();
+    List<String> out = new ArrayList<>();
     for (ObjectInfo dir : store.list(ROOT)) {
       if (!dir.directory()) {
         LOG.warn("Ignoring {}/{}: not a group directory", ROOT, dir.name());
         continue;
       }
-      StoredGroup group =
-          withGroup(
-              dir.name(),
-              null,
-              g -> {
-                if (g.groupId != null) {
-                  return g.toStoredGroup();
-                }
-                if (g.found == GroupDirectoryReader.Outcome.NOTHING_VALID) {
-                  LOG.warn("Skipping {}: nothing in it reads back as a group", g.directory);
-                } else if (g.found == GroupDirectoryReader.Outcome.ABSENT) {
-                  LOG.info("Skipping {}: no group objects in it", g.directory);
-                }
-                return null;
-              });
-      if (group != null) {
-        out.add(group);
-      }
+      out.add(dir.name());
     }
     return out;
+  }
+
+  @Override
+  public StoredGroup load(String location) throws IOException {
+    return withGroup(
+        location,
+        null,
+        g -> {
+          if (g.groupId != null) {
+            return g.toStoredGroup();
+          }
+          if (g.found == GroupDirectoryReader.Outcome.NOTHING_VALID) {
+            LOG.warn("Skipping {}: nothing in it reads back as a group", g.directory);
+          } else if (g.found == GroupDirectoryReader.Outcome.ABSENT) {
+            LOG.info("Skipping {}: no group objects in it", g.directory);
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public String location(String groupId) {
+    return GroupDirectoryName.of(groupId);
   }
 
   /**
@@ -265,7 +278,7 @@ public final class ObjectStoreGroupStore implements GroupStore {
     return epoch;
   }
 
-  /** This store's epoch, taken now if {@link #loadAll} has not run yet. */
+  /** This store's epoch, taken now if {@link #locations} has not run yet. */
   private synchronized long epoch() throws IOException {
     return epoch != 0 ? epoch : takeEpoch();
   }
