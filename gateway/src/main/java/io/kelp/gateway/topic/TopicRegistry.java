@@ -14,7 +14,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -37,12 +39,15 @@ public final class TopicRegistry {
   private final Map<UUID, LiveTopic> byId = new ConcurrentHashMap<>();
 
   /**
-   * Topics left out at start-up because a partition could not be opened, with what they are opened
+   * Topics whose file reads back but a partition could not be opened, with what they are opened
    * with when {@link #retryLeftOut} tries again. Guarded by this.
    */
   private final Map<String, LeftOut> leftOut = new TreeMap<>();
 
   private record LeftOut(TopicInfo info, TopicConfig config) {}
+
+  /** Topics not tried again: another writer holds one of their partitions. Guarded by this. */
+  private final Set<String> givenUp = new TreeSet<>();
 
   /**
    * @param ownerEpoch the epoch this broker claims partition directories with; it is also the
@@ -73,15 +78,7 @@ public final class TopicRegistry {
       try {
         configs.put(info.name(), TopicConfig.of(info.configs()));
       } catch (RuntimeException e) {
-        catalog.markUnreadable(
-            info.name(),
-            catalog.topicDir(info.name())
-                + "/"
-                + TopicCatalog.TOPIC_FILE
-                + " has configs that are not valid ("
-                + info.configs()
-                + "): "
-                + e.getMessage());
+        catalog.markUnreadable(info.name(), badConfigs(info, e));
         continue;
       }
       topics.add(info);
@@ -102,7 +99,7 @@ public final class TopicRegistry {
       Optional<Attempt> failed = own.stream().filter(a -> a.failure() != null).findFirst();
       if (failed.isPresent()) {
         own.stream().filter(a -> a.log() != null).forEach(a -> closeQuietly(a.tp()));
-        catalog.markLeftOut(info.name(), whyNotOpened(info, failed.get()));
+        catalog.markUnreadable(info.name(), whyNotOpened(info, failed.get()));
         leftOut.put(info.name(), new LeftOut(info, configs.get(info.name())));
         continue;
       }
@@ -111,6 +108,16 @@ public final class TopicRegistry {
       opened += info.partitions();
     }
     LOG.info("Opened {} topics ({} partitions)", byName.size(), opened);
+  }
+
+  private String badConfigs(TopicInfo info, RuntimeException e) {
+    return catalog.topicDir(info.name())
+        + "/"
+        + TopicCatalog.TOPIC_FILE
+        + " has configs that are not valid ("
+        + info.configs()
+        + "): "
+        + e.getMessage();
   }
 
   private String whyNotOpened(TopicInfo info, Attempt failed) {
@@ -123,13 +130,37 @@ public final class TopicRegistry {
   }
 
   /**
-   * Tries again to open the topics left out at start-up because a partition could not be opened
-   * (the store unreachable for part of the start, a damaged {@code partition.meta} since repaired):
-   * a topic whose partitions all open now is served from then on. A topic deleted meanwhile, or one
-   * whose partition another writer holds, is not tried again. Returns how many topics are left to
-   * try.
+   * Tries again the topics left out at start-up: one whose file could not be read or used (an edit
+   * by hand, since repaired) is read again, and one whose partitions could not all be opened (the
+   * store unreachable for part of the start, a damaged {@code partition.meta} since repaired) is
+   * opened again; a topic whose partitions all open now is served from then on. A topic deleted
+   * meanwhile, or one whose partition another writer holds, is not tried again. Returns how many
+   * topics are left to try.
    */
   public synchronized int retryLeftOut() {
+    givenUp.retainAll(catalog.unreadableNames());
+    for (String name : catalog.unreadableNames()) {
+      if (leftOut.containsKey(name) || byName.containsKey(name) || givenUp.contains(name)) {
+        continue;
+      }
+      Optional<TopicInfo> reread;
+      try {
+        reread = catalog.reread(name);
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("Reading topic {} again failed", name, e);
+        continue;
+      }
+      if (reread.isEmpty()) {
+        continue;
+      }
+      TopicInfo info = reread.get();
+      try {
+        leftOut.put(name, new LeftOut(info, TopicConfig.of(info.configs())));
+        LOG.info("Topic {}: its {} reads back now", name, TopicCatalog.TOPIC_FILE);
+      } catch (RuntimeException e) {
+        catalog.markUnreadable(name, badConfigs(info, e));
+      }
+    }
     for (Iterator<Map.Entry<String, LeftOut>> it = leftOut.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, LeftOut> e = it.next();
       String name = e.getKey();
@@ -153,13 +184,14 @@ public final class TopicRegistry {
       Optional<Attempt> failed = attempts.stream().filter(a -> a.failure() != null).findFirst();
       if (failed.isPresent()) {
         attempts.stream().filter(a -> a.log() != null).forEach(a -> closeQuietly(a.tp()));
-        catalog.markLeftOut(name, whyNotOpened(info, failed.get()));
+        catalog.markUnreadable(name, whyNotOpened(info, failed.get()));
         if (failed.get().failure() instanceof FencedException) {
           LOG.warn(
               "Topic {}: another writer holds partition {}; not tried again",
               name,
               failed.get().tp().partition());
           it.remove();
+          givenUp.add(name);
         }
         continue;
       }
@@ -172,12 +204,12 @@ public final class TopicRegistry {
           name,
           info.partitions());
     }
-    return leftOut.size();
+    return leftOutCount();
   }
 
   /** How many topics left out at start-up {@link #retryLeftOut} still tries. */
   public synchronized int leftOutCount() {
-    return leftOut.size();
+    return (int) catalog.unreadableNames().stream().filter(n -> !givenUp.contains(n)).count();
   }
 
   /** A partition opened at start-up, or why it could not be. */

@@ -531,6 +531,73 @@ class BrokerAdminTest {
     }
   }
 
+  /**
+   * A topic left out because its file could not be read or its configs used is read again while the
+   * broker runs: once the file is put right, the topic is served, with its records and configs,
+   * without a restart.
+   */
+  @Test
+  void aTopicWhoseFileIsRepairedIsServedWithoutARestart() throws Exception {
+    admin
+        .createTopics(
+            List.of(
+                new NewTopic("torn", 1, (short) 1),
+                new NewTopic("misconfigured", 1, (short) 1)
+                    .configs(Map.of("retention.ms", "86400000"))))
+        .all()
+        .get();
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      p.send(new ProducerRecord<>("torn", 0, "k", "torn-before")).get();
+      p.send(new ProducerRecord<>("misconfigured", 0, "k", "misconfigured-before")).get();
+    }
+    admin.close();
+    admin = null;
+    Path tornFile = dir.resolve("topics/kafka/torn/topic.json");
+    String tornGood = Files.readString(tornFile);
+    Files.writeString(tornFile, tornGood.substring(0, tornGood.length() / 2));
+    Path configFile = dir.resolve("topics/kafka/misconfigured/topic.json");
+    String configGood = Files.readString(configFile);
+    Files.writeString(configFile, configGood.replace("86400000", "a day"));
+
+    kelp.restart();
+    admin = kelp.admin();
+    for (String name : List.of("torn", "misconfigured")) {
+      ExecutionException unserved =
+          assertThrows(
+              ExecutionException.class,
+              () -> admin.describeTopics(List.of(name)).allTopicNames().get());
+      assertInstanceOf(LeaderNotAvailableException.class, cause(unserved), name);
+    }
+
+    Files.writeString(tornFile, tornGood);
+    Files.writeString(configFile, configGood);
+    for (String name : List.of("torn", "misconfigured")) {
+      TopicPartition tp = new TopicPartition(name, 0);
+      List<String> values = new ArrayList<>();
+      try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+        c.assign(List.of(tp));
+        long deadline = System.currentTimeMillis() + 4 * Broker.LEFT_OUT_RETRY_MS;
+        while (values.isEmpty() && System.currentTimeMillis() < deadline) {
+          c.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+        }
+      }
+      assertEquals(List.of(name + "-before"), values, name);
+    }
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "misconfigured");
+    assertEquals(
+        "86400000",
+        admin
+            .describeConfigs(List.of(resource))
+            .all()
+            .get()
+            .get(resource)
+            .get("retention.ms")
+            .value());
+    try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
+      assertEquals(1, p.send(new ProducerRecord<>("torn", 0, "k", "after")).get().offset());
+    }
+  }
+
   /** The {@code partition.meta} file of partition 1 of a two-partition topic. */
   private Path secondPartitionMeta(String topic) throws IOException {
     try (Stream<Path> files = Files.walk(dir.resolve("topics/kafka/" + topic))) {

@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * directory's, no partitions, a bad topic id or partition directory, as after an edit by hand)
  * makes its topic <i>unreadable</i>: it is logged and left out, the other topics load, and the name
  * stays taken (a create is refused rather than writing over it) until the topic is deleted or the
- * file repaired. The broker marks a topic so too when its configs or one of its partitions cannot
- * be used ({@link #markUnreadable}).
+ * file repaired ({@link #reread}). The broker marks a topic so too when its configs or one of its
+ * partitions cannot be used ({@link #markUnreadable}).
  */
 public final class TopicCatalog {
   public static final String TOPIC_FILE = "topic.json";
@@ -91,31 +91,68 @@ public final class TopicCatalog {
       if (!entry.directory() || entry.name().startsWith(".")) {
         continue;
       }
-      String file = topicDir(entry.name()) + "/" + TOPIC_FILE;
-      Optional<ObjectInfo> stat = store.stat(file);
-      if (stat.isEmpty()) {
-        continue;
+      FileRead read = readTopicFile(entry.name());
+      if (read.info() != null) {
+        topics.put(read.info().name(), read.info());
+      } else if (read.why() != null) {
+        markUnreadable(entry.name(), read.why());
       }
-      ByteBuf data = store.read(file, 0, (int) stat.get().size());
-      try {
-        TopicInfo info = parse(data, entry.name());
-        topics.put(info.name(), info);
-      } catch (JsonProcessingException e) {
-        JsonLocation at = e.getLocation();
-        markUnreadable(
-            entry.name(),
-            file
-                + " is not JSON: "
-                + e.getOriginalMessage()
-                + (at == null
-                    ? ""
-                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
-      } catch (IOException | IllegalArgumentException e) {
-        markUnreadable(entry.name(), file + " cannot be read: " + e.getMessage());
-      } finally {
+    }
+  }
+
+  /** A topic file read: the topic, or why the file cannot be used; both null without a file. */
+  private record FileRead(TopicInfo info, String why) {}
+
+  private FileRead readTopicFile(String name) throws IOException {
+    String file = topicDir(name) + "/" + TOPIC_FILE;
+    Optional<ObjectInfo> stat = store.stat(file);
+    if (stat.isEmpty()) {
+      return new FileRead(null, null);
+    }
+    ByteBuf data = null;
+    try {
+      data = store.read(file, 0, (int) stat.get().size());
+      return new FileRead(parse(data, name), null);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      return new FileRead(
+          null,
+          file
+              + " is not JSON: "
+              + e.getOriginalMessage()
+              + (at == null
+                  ? ""
+                  : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    } catch (IOException | IllegalArgumentException e) {
+      return new FileRead(null, file + " cannot be read: " + e.getMessage());
+    } finally {
+      if (data != null) {
         data.release();
       }
     }
+  }
+
+  /**
+   * Reads the file of a topic that is not served ({@link #markUnreadable}) again, for a retry after
+   * a repair: the topic if the file reads back now (still not served until {@link #markServed}),
+   * else empty, with the reason brought up to date (and logged when it changed). Empty too when the
+   * topic is served or gone; a topic whose file was removed outside the broker gives its name up.
+   */
+  public synchronized Optional<TopicInfo> reread(String name) throws IOException {
+    if (!unreadable.containsKey(name)) {
+      return Optional.empty();
+    }
+    FileRead read = readTopicFile(name);
+    if (read.info() != null) {
+      return Optional.of(read.info());
+    }
+    if (read.why() == null) {
+      LOG.warn("Topic {}: its {} is gone; the name is free", name, TOPIC_FILE);
+      unreadable.remove(name);
+    } else {
+      markUnreadable(name, read.why());
+    }
+    return Optional.empty();
   }
 
   /**
@@ -124,30 +161,17 @@ public final class TopicCatalog {
    */
   public synchronized void markUnreadable(String name, String why) {
     topics.remove(name);
-    unreadable.put(name, why);
-    LOG.error(
-        "Topic {} is not served: {}. Repair it and restart the broker, or delete the topic",
-        name,
-        why);
-  }
-
-  /**
-   * As {@link #markUnreadable}, for a topic whose partitions the broker tries to open again on its
-   * own: logged only when {@code why} differs from the reason recorded already.
-   */
-  public synchronized void markLeftOut(String name, String why) {
-    topics.remove(name);
     String before = unreadable.put(name, why);
     if (!why.equals(before)) {
       LOG.error(
-          "Topic {} is not served: {}. The broker tries to open it again every little while;"
+          "Topic {} is not served: {}. A running broker tries it again every little while;"
               + " repair it, or delete the topic",
           name,
           why);
     }
   }
 
-  /** Serves a topic again that {@link #markLeftOut} took out, as {@code info} describes it. */
+  /** Serves a topic again that {@link #markUnreadable} took out, as {@code info} describes it. */
   public synchronized void markServed(TopicInfo info) {
     unreadable.remove(info.name());
     topics.put(info.name(), info);

@@ -154,6 +154,35 @@ class TopicCatalogTest {
     assertTrue(Files.exists(dir.resolve("topics/kafka/t/topic.json")));
   }
 
+  @Test
+  void anUnreadableTopicFileIsReadAgainOnAskingUntilItIsRepairedOrGone() throws Exception {
+    LocalObjectStore store = new LocalObjectStore(dir, UnpooledByteBufAllocator.DEFAULT);
+    TopicCatalog catalog = new TopicCatalog(store, "kafka");
+    TopicInfo mended = catalog.create("mended", 2, Map.of(), T0);
+    catalog.create("removed", 1, Map.of(), T0);
+    Path mendedFile = dir.resolve("topics/kafka/mended/topic.json");
+    String good = Files.readString(mendedFile);
+    Files.writeString(mendedFile, "{\"name\":");
+    Files.writeString(dir.resolve("topics/kafka/removed/topic.json"), "[]");
+
+    TopicCatalog again = new TopicCatalog(store, "kafka");
+    again.load();
+    assertTrue(again.reread("mended").isEmpty(), "still broken");
+    assertTrue(again.unreadable("mended").orElseThrow().contains("not JSON"));
+    Files.writeString(mendedFile, good);
+    assertEquals(mended, again.reread("mended").orElseThrow());
+    assertTrue(again.get("mended").isEmpty(), "not served before markServed");
+    again.markServed(mended);
+    assertEquals(mended, again.get("mended").orElseThrow());
+    assertTrue(again.unreadable("mended").isEmpty());
+    assertTrue(again.reread("mended").isEmpty(), "a served topic is not read again");
+
+    Files.delete(dir.resolve("topics/kafka/removed/topic.json"));
+    assertTrue(again.reread("removed").isEmpty());
+    assertTrue(again.unreadable("removed").isEmpty(), "a topic whose file is gone frees its name");
+    again.create("removed", 1, Map.of(), T0);
+  }
+
   private static String topicFile(String name, String id, String partitionDir) {
     return "{\"name\":\""
         + name
