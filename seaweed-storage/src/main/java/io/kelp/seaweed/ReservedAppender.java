@@ -27,10 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Fenced appends of one chunk to file ids reserved ahead in the object's entry ({@link
  * Reservation}): an append returns once its upload succeeded, and one fenced filer transaction per
- * {@value #RESERVED_IDS} appends lists the chunks uploaded and records the next reservation. Until
- * then the chunks are known to this store alone: its reads add them ({@link #unlisted}, {@link
- * #withUnlisted}). A claim of a directory settles every reservation recorded in it ({@link
- * #settle}). See the class comment of {@link SeaweedObjectStore} for what this guarantees.
+ * {@value #RESERVED_IDS} appends lists the chunks uploaded and records the next reservation, as
+ * does the writer publishing the object ({@link #publish}). Until then the chunks are known to this
+ * store alone: its reads add them ({@link #unlisted}, {@link #withUnlisted}). A claim of a
+ * directory settles every reservation recorded in it ({@link #settle}). See the class comment of
+ * {@link SeaweedObjectStore} for what this guarantees.
  */
 final class ReservedAppender {
   /**
@@ -184,6 +185,22 @@ final class ReservedAppender {
     if (left != null) {
       listUploaded(path, p, left, fence, null);
     }
+  }
+
+  /**
+   * Lists the chunks uploaded to {@code path}'s reservation and drops the reservation, in one
+   * fenced transaction, so that readers that do not claim (SeaweedFS's own tools) see every append;
+   * the next append reserves anew. Nothing to do when no chunk is unlisted. The caller does not
+   * append to {@code path} meanwhile.
+   */
+  void publish(String path, String[] p, Fence fence) throws IOException {
+    Map<String, Reservation> dir = byDirectory.get(p[0]);
+    Reservation r = dir == null ? null : dir.get(path);
+    if (r == null || r.uploaded().isEmpty()) {
+      return;
+    }
+    listUploaded(path, p, r, fence, null);
+    dir.remove(path, r);
   }
 
   private Reservation get(String directory, String path) {

@@ -67,15 +67,17 @@ import org.slf4j.LoggerFactory;
  * of the directory still have unlisted) and records the next reservation: one filer transaction per
  * {@value ReservedAppender#RESERVED_IDS} appends instead of one each. Until then the chunks are
  * known to this store alone: its {@link #read}, {@link #stat} and {@link #list} add them, and a
- * store that reads the object without claiming its directory sees only the listed ones, until a
- * clean {@link #close} lists them (for at most {@value #LIST_AT_CLOSE_MS} ms). A failed upload is
- * retried on the same id, then settled with {@link VolumeClient#closeOff}: if it landed it counts,
- * otherwise the id and the rest of the reservation are never used. {@link #claim} by a new owner
- * (or the same broker after a restart) settles every reservation recorded in the directory the same
- * way, in order: ids that hold chunks are listed, and the first that does not is closed off, so the
- * writer that made the reservation can land nothing after the claim, and nothing it acknowledged is
- * left out. Closing off needs an unsigned write: when assignments come with write tokens, fenced
- * appends take the path below instead, one transaction each.
+ * store that reads the object without claiming its directory sees only the listed ones, until the
+ * writer publishes the object ({@link #publish}: the engine does when a partition has been idle for
+ * a moment, and when it seals a segment) or a clean {@link #close} lists them (for at most {@value
+ * #LIST_AT_CLOSE_MS} ms). A failed upload is retried on the same id, then settled with {@link
+ * VolumeClient#closeOff}: if it landed it counts, otherwise the id and the rest of the reservation
+ * are never used. {@link #claim} by a new owner (or the same broker after a restart) settles every
+ * reservation recorded in the directory the same way, in order: ids that hold chunks are listed,
+ * and the first that does not is closed off, so the writer that made the reservation can land
+ * nothing after the claim, and nothing it acknowledged is left out. Closing off needs an unsigned
+ * write: when assignments come with write tokens, fenced appends take the path below instead, one
+ * transaction each.
  *
  * <p>On that path a fenced append of one chunk runs its upload and its transaction at the same
  * time, since the filer does not check that a chunk it lists exists: the append then costs the
@@ -274,6 +276,15 @@ public final class SeaweedObjectStore implements ObjectStore {
   /** When readers give up on a pending chunk that is missing ({@link #PENDING_SETTLE_MS}). */
   static long pendingSettledMillis(FileChunk chunk) {
     return chunk.getModifiedTsNs() / 1_000_000 + PENDING_SETTLE_MS;
+  }
+
+  /**
+   * Lists the chunks uploaded to ids {@code path}'s entry reserved ({@link
+   * ReservedAppender#publish}).
+   */
+  @Override
+  public void publish(String path, Fence fence) throws IOException {
+    reservedAppends.publish(path, split(path), fence);
   }
 
   @Override

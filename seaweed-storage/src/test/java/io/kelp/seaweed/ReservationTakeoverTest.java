@@ -97,6 +97,44 @@ class ReservationTakeoverTest {
     }
   }
 
+  /**
+   * Publishing lists what a writer uploaded and not listed yet, while it goes on writing: a store
+   * that reads without claiming sees every byte appended before the publish, the writer's later
+   * appends follow them in order, and the next owner reads everything exactly once.
+   */
+  @Test
+  void publishingShowsEveryAppendToReadersThatDoNotClaimAndTheWriterGoesOn() throws Exception {
+    String dir = "/topics/kafka/takeover/v1/0000-0007";
+    String log = dir + "/0.log";
+    StringBuilder expected = new StringBuilder();
+    try (SeaweedObjectStore writer = store();
+        SeaweedObjectStore reader = store()) {
+      assertEquals(1, writer.claim(dir, 1));
+      Fence fence = new Fence(dir, 1);
+      for (int i = 0; i < 5; i++) {
+        String piece = "before-" + i + ";";
+        writer.append(log, text(piece), fence);
+        expected.append(piece);
+      }
+      assertEquals("", readAll(reader, log), "uploaded, not listed yet");
+      writer.publish(log, fence);
+      assertEquals(expected.toString(), readAll(reader, log));
+      writer.publish(log, fence); // nothing more to list
+      for (int i = 0; i < 3; i++) {
+        String piece = "after-" + i + ";";
+        writer.append(log, text(piece), fence);
+        expected.append(piece);
+      }
+      assertEquals(expected.toString(), readAll(writer, log));
+      // The writer stops here without listing the last three (as a killed broker would).
+    }
+    try (SeaweedObjectStore next = store()) {
+      assertEquals(2, next.claim(dir, 2));
+      assertEquals(expected.toString(), readAll(next, log));
+      assertEquals(expected.length(), next.stat(log).orElseThrow().size());
+    }
+  }
+
   @Test
   void aWriterThatGoesOnAfterATakeoverLandsNothing() throws Exception {
     String dir = "/topics/kafka/takeover/v1/0000-0002";

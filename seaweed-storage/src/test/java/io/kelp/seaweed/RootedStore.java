@@ -33,6 +33,11 @@ final class RootedStore implements ObjectStore {
   }
 
   @Override
+  public void publish(String path, Fence fence) throws IOException {
+    store.publish(at(path), at(fence));
+  }
+
+  @Override
   public void put(String path, ByteBuf data, Fence fence) throws IOException {
     store.put(at(path), data, at(fence));
   }

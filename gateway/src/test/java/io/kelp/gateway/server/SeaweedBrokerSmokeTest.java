@@ -6,8 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kelp.gateway.testing.TestBroker;
 import io.kelp.seaweed.WeedProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -77,6 +85,95 @@ class SeaweedBrokerSmokeTest {
       assertEquals(100, got.size());
       assertEquals(false, Files.exists(dir.resolve("unused")), "nothing on the local disk");
     }
+  }
+
+  /**
+   * A running broker's acknowledged records are in SeaweedFS's own view of the segment files once
+   * the partition has been left alone for a moment: read through the filer's HTTP API, as any
+   * SeaweedFS tool reads them, the files hold every record, with no restart or clean stop. Fifty
+   * appends fill a segment's 32 reserved ids and go on in the next segment, whose appends only the
+   * broker would know of otherwise.
+   */
+  @Test
+  void seaweedFsOwnViewHoldsEveryAcknowledgedRecordOnceThePartitionIsIdle() throws Exception {
+    try (WeedProcess weed = WeedProcess.start();
+        TestBroker kelp =
+            TestBroker.start(
+                dir.resolve("unused"),
+                Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress()))) {
+      try (Admin admin = kelp.admin()) {
+        admin.createTopics(List.of(new NewTopic("visible", 1, (short) 1))).all().get();
+      }
+      int records = 50;
+      try (KafkaProducer<String, String> p =
+          kelp.producer(Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {
+        for (int i = 0; i < records; i++) {
+          p.send(new ProducerRecord<>("visible", 0, "k" + i, "v" + i)).get();
+        }
+      }
+      HttpClient http = HttpClient.newHttpClient();
+      String base = "http://" + weed.filerHttpAddress();
+      String range = only(http, base, only(http, base, "/topics/kafka/visible", "v"), "");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      int seen = 0;
+      while (System.nanoTime() < deadline) {
+        seen = 0;
+        for (String file : list(http, base, range)) {
+          if (file.endsWith(".log")) {
+            seen += countRecords(get(http, base + file).body());
+          }
+        }
+        if (seen == records) {
+          break;
+        }
+        Thread.sleep(200);
+      }
+      assertEquals(records, seen, "records in the .log files the filer serves under " + range);
+    }
+  }
+
+  private static HttpResponse<byte[]> get(HttpClient http, String url) throws Exception {
+    HttpResponse<byte[]> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).header("Accept", "application/json").build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    assertEquals(200, r.statusCode(), url);
+    return r;
+  }
+
+  /** The full paths of a filer directory's entries, from its JSON listing. */
+  private static List<String> list(HttpClient http, String base, String directory)
+      throws Exception {
+    JsonNode listing = new ObjectMapper().readTree(get(http, base + directory + "/").body());
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : listing.path("Entries")) {
+      out.add(e.path("FullPath").asText());
+    }
+    return out;
+  }
+
+  /** The one entry of a filer directory whose name starts with {@code prefix}. */
+  private static String only(HttpClient http, String base, String directory, String prefix)
+      throws Exception {
+    List<String> entries =
+        list(http, base, directory).stream()
+            .filter(e -> e.substring(e.lastIndexOf('/') + 1).startsWith(prefix))
+            .toList();
+    assertEquals(1, entries.size(), directory + ": " + entries);
+    return entries.get(0);
+  }
+
+  /** The records in a run of Kafka record batches (a segment file's bytes). */
+  private static int countRecords(byte[] bytes) {
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    int records = 0;
+    int at = 0;
+    while (at + 61 <= bytes.length) {
+      int batchLength = b.getInt(at + 8);
+      records += b.getInt(at + 57);
+      at += 12 + batchLength;
+    }
+    return records;
   }
 
   /**

@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The store hears of each cycle's writers ({@link ConcurrentWrites}), so that it can send their
  * round trips together.
+ *
+ * <p>A log written to and then left alone for {@link #PUBLISH_IDLE_MS} goes through a cycle of its
+ * own that publishes it ({@link SegmentLog#publish}): a store that acknowledged its appends before
+ * every reader of the store could see them (SeaweedFS, where SeaweedFS's own tools would miss the
+ * latest chunks) writes down what they miss. Under load no log is idle, so this costs nothing then.
  */
 final class GroupCommitFlusher {
   private static final Logger log = LoggerFactory.getLogger(GroupCommitFlusher.class);
@@ -55,6 +60,11 @@ final class GroupCommitFlusher {
    * above a normal write on a local disk or SeaweedFS under load, so cycles keep batching.
    */
   static final long STALL_MS = 50;
+
+  /**
+   * How long a log is left alone after a write before it is published ({@link SegmentLog#publish}).
+   */
+  static final long PUBLISH_IDLE_MS = 1000;
 
   private final long maxDelayNanos;
   private final long maxBytes;
@@ -82,6 +92,12 @@ final class GroupCommitFlusher {
 
   /** Logs whose write outlasted its cycle and still runs; guarded by {@link #lock}. */
   private final Set<SegmentLog> lagging = new HashSet<>();
+
+  /**
+   * Logs written to and not published since, with the System.nanoTime() from which to publish them,
+   * in that order; guarded by {@link #lock}.
+   */
+  private final LinkedHashMap<SegmentLog, Long> unpublished = new LinkedHashMap<>();
 
   private final Thread thread;
   private long firstDirtyNanos;
@@ -177,14 +193,17 @@ final class GroupCommitFlusher {
     }
   }
 
+  /** The logs of one cycle, and whether it publishes them rather than writes them. */
+  private record Cycle(List<SegmentLog> logs, boolean publish) {}
+
   private void run() {
     try {
       while (true) {
-        List<SegmentLog> cycle = nextCycle();
+        Cycle cycle = nextCycle();
         if (cycle == null) {
           return;
         }
-        flushAll(cycle);
+        flushAll(cycle.logs(), cycle.publish());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -194,12 +213,12 @@ final class GroupCommitFlusher {
     }
   }
 
-  private void flushAll(List<SegmentLog> cycle) throws InterruptedException {
+  private void flushAll(List<SegmentLog> cycle, boolean publish) throws InterruptedException {
     List<CompletableFuture<SegmentLog.FlushOutcome>> futures = new ArrayList<>(cycle.size());
     // As many writers start at once as there are io threads for them.
     writes.expect(Math.min(cycle.size(), ioThreads));
     for (SegmentLog l : cycle) {
-      futures.add(CompletableFuture.supplyAsync(() -> flushAsWriter(l), io));
+      futures.add(CompletableFuture.supplyAsync(() -> flushAsWriter(l, publish), io));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STALL_MS);
     for (int i = 0; i < cycle.size(); i++) {
@@ -209,19 +228,33 @@ final class GroupCommitFlusher {
       try {
         outcome = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
-        lagBehind(l, f);
+        lagBehind(l, f, publish);
         continue;
       } catch (ExecutionException e) {
         outcome = SegmentLog.FlushOutcome.RETRY; // flushOne catches; not expected
       }
       if (outcome == SegmentLog.FlushOutcome.RETRY) {
         retryLater(l, l.retryDelayMs());
+      } else if (!publish) {
+        written(l);
       }
     }
   }
 
+  /** {@code l} was written to: it is published once left alone for {@link #PUBLISH_IDLE_MS}. */
+  private void written(SegmentLog l) {
+    lock.lock();
+    try {
+      unpublished.remove(l);
+      unpublished.put(l, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PUBLISH_IDLE_MS));
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Lets {@code l}'s write finish on its own; the log rejoins the cycles when it does. */
-  private void lagBehind(SegmentLog l, CompletableFuture<SegmentLog.FlushOutcome> write) {
+  private void lagBehind(
+      SegmentLog l, CompletableFuture<SegmentLog.FlushOutcome> write, boolean publish) {
     lock.lock();
     try {
       lagging.add(l);
@@ -236,6 +269,10 @@ final class GroupCommitFlusher {
             if (outcome != SegmentLog.FlushOutcome.DONE) {
               long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(l.retryDelayMs());
               dirty.merge(l, at, Math::max);
+            } else if (!publish) {
+              unpublished.remove(l);
+              unpublished.put(
+                  l, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PUBLISH_IDLE_MS));
             }
             changed.signal();
           } finally {
@@ -244,13 +281,25 @@ final class GroupCommitFlusher {
         });
   }
 
-  /** {@link #flushOne}, told to the store as one of the writers running at once. */
-  private SegmentLog.FlushOutcome flushAsWriter(SegmentLog l) {
+  /**
+   * {@link #flushOne} (or {@link SegmentLog#publish}), told to the store as one of the writers
+   * running at once.
+   */
+  private SegmentLog.FlushOutcome flushAsWriter(SegmentLog l, boolean publish) {
     writes.started();
     try {
-      return flushOne(l);
+      return publish ? publishOne(l) : flushOne(l);
     } finally {
       writes.done();
+    }
+  }
+
+  private SegmentLog.FlushOutcome publishOne(SegmentLog l) {
+    try {
+      return l.publish();
+    } catch (RuntimeException e) {
+      log.error("{}: publishing failed unexpectedly", l, e);
+      return SegmentLog.FlushOutcome.DONE;
     }
   }
 
@@ -264,7 +313,7 @@ final class GroupCommitFlusher {
   }
 
   /** Waits for the logs of the next cycle; null once stopped with nothing left, or halted. */
-  private List<SegmentLog> nextCycle() throws InterruptedException {
+  private Cycle nextCycle() throws InterruptedException {
     lock.lock();
     try {
       while (true) {
@@ -324,9 +373,25 @@ final class GroupCommitFlusher {
             urgentPending = false;
             this.gathering = false;
             lazy = false;
-            return due;
+            return new Cycle(due, false);
           } else {
             wakeAt = Math.min(wakeAt, dueAt);
+          }
+        }
+        if (due.isEmpty() && !stopping) {
+          List<SegmentLog> idle = new ArrayList<>();
+          for (Map.Entry<SegmentLog, Long> e : unpublished.entrySet()) {
+            if (e.getValue() - now > 0) {
+              wakeAt = Math.min(wakeAt, e.getValue()); // later ones come later still
+              break;
+            }
+            if (!dirty.containsKey(e.getKey()) && !lagging.contains(e.getKey())) {
+              idle.add(e.getKey());
+            }
+          }
+          if (!idle.isEmpty()) {
+            idle.forEach(unpublished::remove);
+            return new Cycle(idle, true);
           }
         }
         delaying = !due.isEmpty() && !gather;

@@ -140,6 +140,27 @@ final class LogFlush {
     return null;
   }
 
+  /**
+   * Makes what was written visible to readers of the store other than this broker ({@link
+   * SegmentWriter#publish}); null when done, else the error. A failure is tried again after the
+   * next write.
+   */
+  IOException publish() {
+    try {
+      writer.publish();
+      return null;
+    } catch (FencedException e) {
+      return e;
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "{}: listing its latest appends for other readers of the store failed; tried again"
+              + " after its next write: {}",
+          tp,
+          e.toString());
+      return e instanceof IOException io ? io : new IOException(e);
+    }
+  }
+
   /** How long the flusher waits before retrying after failures, growing to 5 seconds. */
   long retryDelayMs() {
     return Math.min(5000L, 10L << Math.min(9, Math.max(0, failedFlushes - 1)));

@@ -241,6 +241,23 @@ final class SegmentLog implements PartitionLog {
     return FlushOutcome.DONE;
   }
 
+  /**
+   * After the log has been idle a while: makes its appends visible to readers of the store other
+   * than this broker (SeaweedFS's own tools), which the store may not have done yet ({@link
+   * io.kelp.engine.store.ObjectStore#publish}). Called by the flusher on an io thread, never at the
+   * same time as a flush of this log.
+   */
+  FlushOutcome publish() {
+    if (state != State.OPEN) {
+      return FlushOutcome.DONE;
+    }
+    IOException error = writes.publish();
+    if (error instanceof FencedException) {
+      fail(error);
+    }
+    return FlushOutcome.DONE;
+  }
+
   /** How long the flusher waits before retrying after failures, growing to 5 seconds. */
   long retryDelayMs() {
     return writes.retryDelayMs();

@@ -58,6 +58,12 @@ final class SegmentWriter {
    */
   private long appendsToActive;
 
+  /**
+   * Whether the active segment has appends that readers of the store other than this one may not
+   * see yet ({@link ObjectStore#publish}).
+   */
+  private boolean unpublished;
+
   SegmentWriter(
       TopicPartition tp,
       ObjectStore store,
@@ -122,6 +128,7 @@ final class SegmentWriter {
       bytes += size;
       to++;
     }
+    unpublished = true;
     append(chunks.subList(from, to));
     appendsToActive++;
     long position = active.validLength();
@@ -202,6 +209,7 @@ final class SegmentWriter {
       active = null;
       return;
     }
+    publish();
     ByteBuf sidecar = SegmentSidecar.encode(active, true, durableProducers, alloc);
     try {
       store.put(active.indexPath(), sidecar, fence);
@@ -211,6 +219,17 @@ final class SegmentWriter {
     active.seal();
     log.debug("{}: sealed {}", tp, active);
     active = null;
+  }
+
+  /**
+   * Makes the active segment's appends visible to every reader of the store ({@link
+   * ObjectStore#publish}): when the log has been idle a while, and before a segment is sealed.
+   */
+  void publish() throws IOException {
+    if (unpublished && active != null) {
+      store.publish(active.logPath(), fence);
+    }
+    unpublished = false;
   }
 
   /**

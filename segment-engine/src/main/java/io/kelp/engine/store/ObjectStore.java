@@ -28,6 +28,15 @@ public interface ObjectStore extends Closeable {
   /** Appends {@code data} to the object at {@code path}, creating it (and parents) if missing. */
   void append(String path, ByteBuf data, Fence fence) throws IOException;
 
+  /**
+   * Makes every append to {@code path} so far visible to every reader of the store, not only to
+   * this instance. A store may acknowledge a fenced append before readers elsewhere can see it (on
+   * SeaweedFS, a chunk uploaded to a file id the entry reserved, listed in the entry later); this
+   * writes down what such readers miss. A writer calls it between its own appends to the object,
+   * never at the same time as one. Nothing to do by default.
+   */
+  default void publish(String path, Fence fence) throws IOException {}
+
   /** Creates the object at {@code path}, or replaces it whole and atomically. */
   void put(String path, ByteBuf data, Fence fence) throws IOException;
 

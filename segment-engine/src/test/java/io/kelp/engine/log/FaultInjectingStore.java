@@ -36,6 +36,7 @@ final class FaultInjectingStore implements ObjectStore {
   private volatile CountDownLatch prefixGate;
   private volatile long maxAppendsPerObject = Long.MAX_VALUE;
   final AtomicLong appends = new AtomicLong();
+  final AtomicLong publishes = new AtomicLong();
   final AtomicLong readBytes = new AtomicLong();
   private volatile long readDelayMs;
   private final AtomicInteger readsNow = new AtomicInteger();
@@ -161,6 +162,13 @@ final class FaultInjectingStore implements ObjectStore {
     if (crashed) {
       throw new IOException("the store crashed");
     }
+  }
+
+  @Override
+  public void publish(String path, Fence fence) throws IOException {
+    check();
+    publishes.incrementAndGet();
+    inner.publish(path, fence);
   }
 
   @Override

@@ -66,6 +66,39 @@ class GroupCommitFlusherTest extends LogTestSupport {
     assertEquals(0, store.appendsOutsideWriters.get(), "appends outside a writer");
   }
 
+  /**
+   * A log is published once it has been left alone for a while after its writes, not while it is
+   * written to, and not again until it is written to again; its records are all there after.
+   */
+  @Test
+  void anIdleLogIsPublishedOnceAfterItsWrites() throws Exception {
+    PartitionLog log = open();
+    long idleNanos = TimeUnit.MILLISECONDS.toNanos(GroupCommitFlusher.PUBLISH_IDLE_MS);
+    long start = System.nanoTime();
+    int written = 0;
+    // Written to every 100 ms for more than the idle time: no publish meanwhile.
+    while (System.nanoTime() - start < idleNanos + idleNanos / 2) {
+      appendDurably(log, Batches.batch("busy" + written, 1, 100));
+      written++;
+      Thread.sleep(100);
+    }
+    assertEquals(0, store.publishes.get(), "published while written to");
+    long deadline = System.nanoTime() + 3 * idleNanos;
+    while (store.publishes.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(1, store.publishes.get(), "published once left alone");
+    Thread.sleep(TimeUnit.NANOSECONDS.toMillis(idleNanos * 2));
+    assertEquals(1, store.publishes.get(), "not again without a write");
+    appendDurably(log, Batches.batch("again", 1, 100));
+    deadline = System.nanoTime() + 3 * idleNanos;
+    while (store.publishes.get() == 1 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(2, store.publishes.get(), "published again after the next write");
+    assertEquals(written + 1, readAll(log).size());
+  }
+
   @Test
   void onePartitionsFailingStoreDoesNotHoldUpTheOthers() throws Exception {
     startEngine();
