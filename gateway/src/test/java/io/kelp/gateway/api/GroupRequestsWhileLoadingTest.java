@@ -134,6 +134,14 @@ class GroupRequestsWhileLoadingTest {
     return (T) handler.handle(ctx, request).get(10, TimeUnit.SECONDS);
   }
 
+  /** An OffsetFetch before v8: one group, partition 0 of topic t. */
+  private static OffsetFetchRequest offsetFetchOfPartition0() {
+    return new OffsetFetchRequest()
+        .setGroupId(GROUP)
+        .setTopics(
+            List.of(new OffsetFetchRequestTopic().setName("t").setPartitionIndexes(List.of(0))));
+  }
+
   @Test
   void everyGroupApiAnswersLoadInProgressForAGroupNotReadBackYet() throws Exception {
     JoinGroupResponse join =
@@ -202,33 +210,13 @@ class GroupRequestsWhileLoadingTest {
                                         .setName("t")
                                         .setPartitionIndexes(List.of(0)))))));
     assertEquals(LOADING, fetchV8.groups().get(0).errorCode(), "OffsetFetch v8");
-    OffsetFetchResponse fetchV1 =
-        call(
-            new OffsetFetchHandler(),
-            1,
-            new OffsetFetchRequest()
-                .setGroupId(GROUP)
-                .setTopics(
-                    List.of(
-                        new OffsetFetchRequestTopic()
-                            .setName("t")
-                            .setPartitionIndexes(List.of(0)))));
+    OffsetFetchResponse fetchV1 = call(new OffsetFetchHandler(), 1, offsetFetchOfPartition0());
     assertEquals(
         LOADING,
         fetchV1.topics().get(0).partitions().get(0).errorCode(),
         "OffsetFetch v1 carries the error per partition");
     assertEquals(-1, fetchV1.topics().get(0).partitions().get(0).committedOffset());
-    OffsetFetchResponse fetchV5 =
-        call(
-            new OffsetFetchHandler(),
-            5,
-            new OffsetFetchRequest()
-                .setGroupId(GROUP)
-                .setTopics(
-                    List.of(
-                        new OffsetFetchRequestTopic()
-                            .setName("t")
-                            .setPartitionIndexes(List.of(0)))));
+    OffsetFetchResponse fetchV5 = call(new OffsetFetchHandler(), 5, offsetFetchOfPartition0());
     assertEquals(LOADING, fetchV5.errorCode(), "OffsetFetch v5");
 
     OffsetDeleteResponse offsetDelete =
@@ -288,17 +276,7 @@ class GroupRequestsWhileLoadingTest {
     ListGroupsResponse listed = call(new ListGroupsHandler(), 4, new ListGroupsRequest());
     assertEquals(Errors.NONE, listed.errorCode());
     assertEquals(GROUP, listed.groups().get(0).groupId());
-    OffsetFetchResponse fetched =
-        call(
-            new OffsetFetchHandler(),
-            1,
-            new OffsetFetchRequest()
-                .setGroupId(GROUP)
-                .setTopics(
-                    List.of(
-                        new OffsetFetchRequestTopic()
-                            .setName("t")
-                            .setPartitionIndexes(List.of(0)))));
+    OffsetFetchResponse fetched = call(new OffsetFetchHandler(), 1, offsetFetchOfPartition0());
     assertEquals(Errors.NONE, fetched.topics().get(0).partitions().get(0).errorCode());
     assertEquals(42, fetched.topics().get(0).partitions().get(0).committedOffset());
   }

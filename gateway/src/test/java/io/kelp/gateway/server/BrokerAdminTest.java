@@ -516,16 +516,7 @@ class BrokerAdminTest {
     assertTrue(cause(refused).getMessage().contains("not served"), cause(refused).getMessage());
 
     Files.writeString(meta, good);
-    TopicPartition tp = new TopicPartition("mended", 1);
-    List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
-      c.assign(List.of(tp));
-      long deadline = System.currentTimeMillis() + 4 * Broker.LEFT_OUT_RETRY_MS;
-      while (values.isEmpty() && System.currentTimeMillis() < deadline) {
-        c.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-      }
-    }
-    assertEquals(List.of("before"), values);
+    assertEquals(List.of("before"), valuesOnceServed(new TopicPartition("mended", 1)));
     try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
       assertEquals(1, p.send(new ProducerRecord<>("mended", 1, "k", "after")).get().offset());
     }
@@ -572,16 +563,7 @@ class BrokerAdminTest {
     Files.writeString(tornFile, tornGood);
     Files.writeString(configFile, configGood);
     for (String name : List.of("torn", "misconfigured")) {
-      TopicPartition tp = new TopicPartition(name, 0);
-      List<String> values = new ArrayList<>();
-      try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
-        c.assign(List.of(tp));
-        long deadline = System.currentTimeMillis() + 4 * Broker.LEFT_OUT_RETRY_MS;
-        while (values.isEmpty() && System.currentTimeMillis() < deadline) {
-          c.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-        }
-      }
-      assertEquals(List.of(name + "-before"), values, name);
+      assertEquals(List.of(name + "-before"), valuesOnceServed(new TopicPartition(name, 0)), name);
     }
     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "misconfigured");
     assertEquals(
@@ -596,6 +578,22 @@ class BrokerAdminTest {
     try (KafkaProducer<String, String> p = kelp.producer(Map.of())) {
       assertEquals(1, p.send(new ProducerRecord<>("torn", 0, "k", "after")).get().offset());
     }
+  }
+
+  /**
+   * The values read from a partition of a topic left out, polling until some come or a few of the
+   * broker's retries of left-out topics have passed.
+   */
+  private List<String> valuesOnceServed(TopicPartition tp) {
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> c = kelp.consumer(Map.of())) {
+      c.assign(List.of(tp));
+      long deadline = System.currentTimeMillis() + 4 * Broker.LEFT_OUT_RETRY_MS;
+      while (values.isEmpty() && System.currentTimeMillis() < deadline) {
+        c.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+      }
+    }
+    return values;
   }
 
   /** The {@code partition.meta} file of partition 1 of a two-partition topic. */

@@ -50,10 +50,7 @@ class SeaweedBrokerSmokeTest {
   @Test
   void producedRecordsSurviveABrokerRestartAndLeaveTheLocalDiskEmpty() throws Exception {
     try (WeedProcess weed = WeedProcess.startWithOwnFilerGrpcPort();
-        TestBroker kelp =
-            TestBroker.start(
-                dir.resolve("unused"),
-                Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress()))) {
+        TestBroker kelp = brokerOn(weed)) {
       try (Admin admin = kelp.admin()) {
         admin.createTopics(List.of(new NewTopic("orders", 2, (short) 1))).all().get();
         // The log directory is the namespace's directory on the filer, of unknown capacity.
@@ -97,10 +94,7 @@ class SeaweedBrokerSmokeTest {
   @Test
   void seaweedFsOwnViewHoldsEveryAcknowledgedRecordOnceThePartitionIsIdle() throws Exception {
     try (WeedProcess weed = WeedProcess.start();
-        TestBroker kelp =
-            TestBroker.start(
-                dir.resolve("unused"),
-                Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress()))) {
+        TestBroker kelp = brokerOn(weed)) {
       try (Admin admin = kelp.admin()) {
         admin.createTopics(List.of(new NewTopic("visible", 1, (short) 1))).all().get();
       }
@@ -130,6 +124,13 @@ class SeaweedBrokerSmokeTest {
       }
       assertEquals(records, seen, "records in the .log files the filer serves under " + range);
     }
+  }
+
+  /** A broker on {@code weed}'s filer, its local data directory never created. */
+  private TestBroker brokerOn(WeedProcess weed) throws Exception {
+    return TestBroker.start(
+        dir.resolve("unused"),
+        Map.of(BrokerConfig.STORE, "seaweedfs", BrokerConfig.FILER, weed.filerAddress()));
   }
 
   private static HttpResponse<byte[]> get(HttpClient http, String url) throws Exception {
