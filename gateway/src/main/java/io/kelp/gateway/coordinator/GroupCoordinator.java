@@ -36,6 +36,12 @@ public final class GroupCoordinator implements AutoCloseable {
   /** How many groups are read from the store at once. */
   static final int LOAD_THREADS = 4;
 
+  /**
+   * How long a group is left alone after a write before its writes are published to readers of the
+   * store other than this broker ({@link GroupStore#publishIdle}).
+   */
+  static final long PUBLISH_IDLE_MS = 1000;
+
   /** The longest pause between tries at reading a group that failed to read. */
   static final long MAX_LOAD_RETRY_MS = 30_000;
 
@@ -71,10 +77,21 @@ public final class GroupCoordinator implements AutoCloseable {
   }
 
   /**
-   * Starts the sweep that runs every group's timeouts ({@link Group#tick}) every {@code periodMs}.
+   * Starts the sweep that runs every group's timeouts ({@link Group#tick}) every {@code periodMs},
+   * and the one that publishes the writes of groups left alone for {@link #PUBLISH_IDLE_MS}.
    */
   public void start(long periodMs) {
     timer.scheduleWithFixedDelay(this::sweep, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        this::publishIdle, PUBLISH_IDLE_MS, PUBLISH_IDLE_MS / 2, TimeUnit.MILLISECONDS);
+  }
+
+  private void publishIdle() {
+    try {
+      store.publishIdle(PUBLISH_IDLE_MS);
+    } catch (RuntimeException e) {
+      LOG.warn("Publishing the writes of idle groups failed", e);
+    }
   }
 
   private void sweep() {

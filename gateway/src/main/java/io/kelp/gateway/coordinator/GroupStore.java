@@ -57,6 +57,14 @@ public interface GroupStore {
   /** Records the group's membership state: opaque bytes the group's coordinator reads back. */
   void writeMetadata(String groupId, byte[] metadata) throws IOException;
 
+  /**
+   * Makes the writes of every group left alone for at least {@code idleMs} visible to readers of
+   * the store other than this broker, where the store needs that ({@link
+   * io.kelp.engine.store.ObjectStore#publish}). Failures are logged and tried again at the next
+   * call. Nothing to do by default.
+   */
+  default void publishIdle(long idleMs) {}
+
   /** Removes the group with its offsets and state. Missing groups are fine. */
   void deleteGroup(String groupId) throws IOException;
 }

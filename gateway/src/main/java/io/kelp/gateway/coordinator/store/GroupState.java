@@ -71,6 +71,15 @@ final class GroupState {
 
   long snapshotSize;
 
+  /**
+   * Whether the current log object has appends that readers of the store other than this one may
+   * not see yet ({@link io.kelp.engine.store.ObjectStore#publish}), and when the last was made
+   * (System.nanoTime()).
+   */
+  boolean unpublished;
+
+  long lastAppendNanos;
+
   /** Set when the directory holds a damaged snapshot, so a fresh one is written soon. */
   boolean compactNow;
 

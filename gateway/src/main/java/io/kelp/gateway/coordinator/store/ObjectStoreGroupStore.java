@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -232,6 +233,34 @@ public final class ObjectStoreGroupStore implements GroupStore {
     }
   }
 
+  @Override
+  public void publishIdle(long idleMs) {
+    long idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMs);
+    for (GroupState g : groups.values()) {
+      synchronized (g) {
+        if (!g.unpublished
+            || !g.loaded
+            || g.removed
+            || g.fence == null
+            || System.nanoTime() - g.lastAppendNanos < idleNanos) {
+          continue;
+        }
+        try {
+          store.publish(g.logPath(), g.fence);
+          g.unpublished = false;
+        } catch (FencedException e) {
+          g.unpublished = false; // the group is another coordinator's now
+          LOG.warn("Not publishing {}: {}", g.describe(), e.getMessage());
+        } catch (IOException | RuntimeException e) {
+          LOG.warn(
+              "Publishing the latest writes of {} failed; tried again: {}",
+              g.describe(),
+              e.toString());
+        }
+      }
+    }
+  }
+
   /**
    * Runs {@code action} on the entry for directory {@code name}, read from the store first if need
    * be. {@code groupId}, if given, must be the group the directory holds.
@@ -363,6 +392,8 @@ public final class ObjectStoreGroupStore implements GroupStore {
     }
     g.groupId = groupId;
     g.logStarted = true;
+    g.unpublished = true;
+    g.lastAppendNanos = System.nanoTime();
     g.logAppends++;
     g.logSize += length;
     g.bytesSinceSnapshot += length;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kelp.engine.TopicPartition;
 import io.kelp.engine.store.FencedException;
+import io.kelp.engine.store.ObjectInfo;
 import io.kelp.gateway.coordinator.OffsetAndMetadata;
 import io.kelp.gateway.coordinator.StoredGroup;
 import io.kelp.seaweed.SeaweedObjectStore;
@@ -37,6 +38,50 @@ class SeaweedGroupStoreTest {
     Map<String, StoredGroup> out = new HashMap<>();
     groups.forEach(g -> out.put(g.groupId(), g));
     return out;
+  }
+
+  /**
+   * A group's commits, uploaded to reserved ids and not listed in the filer, are listed once the
+   * group has been left alone: a store that reads without claiming (SeaweedFS's own tools, in
+   * effect) then sees the group's log objects whole.
+   */
+  @Test
+  void anIdleGroupsCommitsArePublishedForReadersThatDoNotClaim() throws Exception {
+    try (WeedProcess weed = WeedProcess.start();
+        SeaweedObjectStore writer =
+            new SeaweedObjectStore(weed.filerAddress(), UnpooledByteBufAllocator.DEFAULT);
+        SeaweedObjectStore reader =
+            new SeaweedObjectStore(weed.filerAddress(), UnpooledByteBufAllocator.DEFAULT)) {
+      ObjectStoreGroupStore groups = new ObjectStoreGroupStore(writer);
+      groups.loadAll();
+      for (int i = 0; i < 5; i++) {
+        groups.writeOffsets("idle-app", commits(i * 10L, 3), List.of());
+      }
+      String dir = ObjectStoreGroupStore.ROOT + "/" + GroupDirectoryName.of("idle-app");
+      long written = logBytes(writer, dir);
+      assertTrue(written > 0);
+      groups.publishIdle(60_000);
+      assertTrue(logBytes(reader, dir) < written, "listed before the group was left alone");
+      Thread.sleep(20);
+      groups.publishIdle(10);
+      assertEquals(written, logBytes(reader, dir), "the log objects as the filer lists them");
+      // The writer goes on after its reservation was listed and dropped.
+      groups.writeOffsets("idle-app", commits(100, 3), List.of());
+      assertTrue(logBytes(writer, dir) > written);
+      groups.publishIdle(0);
+      assertEquals(logBytes(writer, dir), logBytes(reader, dir));
+    }
+  }
+
+  /** The bytes of a group directory's log objects, as {@code store} sees them. */
+  private static long logBytes(SeaweedObjectStore store, String dir) throws Exception {
+    long bytes = 0;
+    for (ObjectInfo o : store.list(dir)) {
+      if (o.name().startsWith("log.")) {
+        bytes += o.size();
+      }
+    }
+    return bytes;
   }
 
   @Test
