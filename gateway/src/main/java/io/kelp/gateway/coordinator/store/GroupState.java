@@ -80,6 +80,9 @@ final class GroupState {
 
   long lastAppendNanos;
 
+  /** Whether the last try at publishing failed: the next failures are not logged again. */
+  boolean publishFailing;
+
   /** Set when the directory holds a damaged snapshot, so a fresh one is written soon. */
   boolean compactNow;
 

@@ -248,14 +248,22 @@ public final class ObjectStoreGroupStore implements GroupStore {
         try {
           store.publish(g.logPath(), g.fence);
           g.unpublished = false;
+          if (g.publishFailing) {
+            LOG.info("Publishing the latest writes of {} works again", g.describe());
+            g.publishFailing = false;
+          }
         } catch (FencedException e) {
           g.unpublished = false; // the group is another coordinator's now
           LOG.warn("Not publishing {}: {}", g.describe(), e.getMessage());
         } catch (IOException | RuntimeException e) {
-          LOG.warn(
-              "Publishing the latest writes of {} failed; tried again: {}",
-              g.describe(),
-              e.toString());
+          // Tried every half second while it fails: said once, not on every try.
+          if (!g.publishFailing) {
+            LOG.warn(
+                "Publishing the latest writes of {} failed; tried again until it works: {}",
+                g.describe(),
+                e.toString());
+            g.publishFailing = true;
+          }
         }
       }
     }
