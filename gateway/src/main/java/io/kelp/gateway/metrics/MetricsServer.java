@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.kelp.gateway.server.HostPort;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
@@ -26,7 +27,16 @@ public final class MetricsServer implements AutoCloseable {
 
   public static MetricsServer start(HostPort listen, KelpMetrics metrics, BooleanSupplier serving)
       throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(listen.host(), listen.port()), 16);
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(listen.host(), listen.port()), 16);
+    } catch (BindException e) {
+      throw new BindException(
+          "cannot listen for metrics on "
+              + listen
+              + " (--metrics-listen, metrics.listen; off disables it): "
+              + e.getMessage());
+    }
     ExecutorService executor =
         Executors.newSingleThreadExecutor(
             r -> {

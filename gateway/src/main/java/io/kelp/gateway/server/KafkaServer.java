@@ -6,6 +6,7 @@ import io.kelp.gateway.pipeline.KafkaChannelInitializer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -21,6 +22,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -46,9 +49,11 @@ public final class KafkaServer implements AutoCloseable {
     this.serverChannel = serverChannel;
   }
 
-  /** Binds the listener; throws if the address cannot be bound. */
+  /**
+   * Binds the listener; throws a {@link BindException} naming the address if it cannot be bound.
+   */
   public static KafkaServer start(BrokerConfig config, ApiHandlers handlers, BrokerServices broker)
-      throws InterruptedException {
+      throws InterruptedException, IOException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType =
@@ -72,10 +77,18 @@ public final class KafkaServer implements AutoCloseable {
                   ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 8 << 20))
               .childHandler(new KafkaChannelInitializer(handlers, broker, channels));
       HostPort listen = config.listen();
-      Channel server = bootstrap.bind(listen.host(), listen.port()).sync().channel();
+      ChannelFuture bound = bootstrap.bind(listen.host(), listen.port()).await();
+      if (!bound.isSuccess()) {
+        throw new BindException(
+            "cannot listen for Kafka clients on "
+                + listen
+                + " (--listen, listen): "
+                + bound.cause().getMessage());
+      }
+      Channel server = bound.channel();
       LOG.info("Listening on {} with {} transport", listen, epoll ? "epoll" : "NIO");
       return new KafkaServer(boss, workers, channels, server);
-    } catch (InterruptedException | RuntimeException e) {
+    } catch (InterruptedException | IOException | RuntimeException e) {
       boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw e;

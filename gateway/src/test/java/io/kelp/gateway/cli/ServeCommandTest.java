@@ -10,6 +10,8 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -249,21 +251,57 @@ class ServeCommandTest {
 
   @Test
   void badSettingsFailFastNamingTheSetting() throws Exception {
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                Kelp.class.getName(),
-                "serve",
-                "--default-partitions",
-                "zero")
-            .redirectErrorStream(true)
-            .start();
-    started.add(p);
+    Process p = serveUntilExit("--default-partitions", "zero");
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     assertEquals(2, p.exitValue());
     assertTrue(out.contains("default.partitions"), out);
+  }
+
+  @Test
+  void anAddressInUseFailsTheStartNamingTheAddressAndItsSetting() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String address = "127.0.0.1:" + taken.getLocalPort();
+      Process kafka =
+          serveUntilExit(
+              "--listen",
+              address,
+              "--metrics-listen",
+              "off",
+              "--data-dir",
+              dir.resolve("a").toString());
+      String out = new String(kafka.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(kafka.waitFor(60, TimeUnit.SECONDS));
+      assertEquals(1, kafka.exitValue(), out);
+      assertTrue(out.contains("cannot listen for Kafka clients on " + address + " (--listen"), out);
+
+      Process metrics =
+          serveUntilExit(
+              "--listen",
+              "127.0.0.1:0",
+              "--metrics-listen",
+              address,
+              "--data-dir",
+              dir.resolve("b").toString());
+      out = new String(metrics.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(metrics.waitFor(60, TimeUnit.SECONDS));
+      assertEquals(1, metrics.exitValue(), out);
+      assertTrue(
+          out.contains("cannot listen for metrics on " + address + " (--metrics-listen"), out);
+    }
+  }
+
+  /** {@code kelp serve args}, for a start expected to fail, its output merged. */
+  private Process serveUntilExit(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(Kelp.class.getName());
+    cmd.add("serve");
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    started.add(p);
+    return p;
   }
 }
