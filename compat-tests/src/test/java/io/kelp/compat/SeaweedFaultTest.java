@@ -351,6 +351,67 @@ class SeaweedFaultTest {
     }
   }
 
+  /**
+   * A consumer reads records the broker no longer holds in memory while the volume server that
+   * stores them is down: it gets nothing meanwhile (never a gap or an error it stops on), the
+   * broker's log says which reads fail and that they are retried, and once the volume server is
+   * back the consumer gets every record, in order, once.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aConsumerWaitsOutAVolumeServerThatIsDownAndTheLogSaysWhy() throws Exception {
+    String topic = "read-volume";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    int count = 300;
+    List<String> sent = new ArrayList<>();
+    try (KelpProcess kelp =
+        KelpProcess.startOnSeaweedWithSeparateVolumeServer("SeaweedFaultTest-read-volume")) {
+      try (Admin admin = Clients.admin(kelp.bootstrap())) {
+        Clients.createTopic(admin, topic, 1);
+      }
+      String padding = "x".repeat(1000);
+      try (KafkaProducer<String, String> producer = Clients.producer(kelp.bootstrap())) {
+        for (int i = 0; i < count; i++) {
+          sent.add("r" + i + padding);
+          producer.send(new ProducerRecord<>(topic, 0, "k", sent.get(i)));
+        }
+        producer.flush();
+      }
+      // A new broker process holds none of the records in memory: reads go to the volume server.
+      kelp.restart();
+      WeedProcess weed = kelp.weed();
+      weed.killVolume();
+      try (KafkaConsumer<String, String> consumer =
+          Clients.consumer(
+              kelp.bootstrap(), Map.of(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "65536"))) {
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        List<String> got = new ArrayList<>();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        while (System.nanoTime() < until) {
+          consumer.poll(Duration.ofMillis(200)).forEach(r -> got.add(r.value()));
+        }
+        assertEquals(List.of(), got, "records while no volume server holds them");
+        String log = Files.readString(kelp.log());
+        assertTrue(
+            log.contains("reading chunk") && log.contains("failed, retrying"),
+            "the log says that reads fail and are retried; log " + kelp.log());
+        weed.startVolume();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (got.size() < count && System.nanoTime() < deadline) {
+          consumer.poll(Duration.ofMillis(500)).forEach(r -> got.add(r.value()));
+        }
+        assertEquals(sent, got, "every record once the volume server is back, in order, once");
+        List<String> warnings =
+            Files.readString(kelp.log()).lines().filter(l -> l.contains(" WARN ")).toList();
+        // The consumer's fetches retry at once and every read fails while the volume is away:
+        // a few lines say so, not one per fetch.
+        assertTrue(warnings.size() <= 6, "warnings during the outage: " + warnings);
+      }
+      kelp.stop();
+    }
+  }
+
   private static final short COORDINATOR_LOAD_IN_PROGRESS = 14;
 
   /** The error of an OffsetFetch v1 for one partition of {@code group}, sent as raw bytes. */

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,20 +21,46 @@ import org.slf4j.LoggerFactory;
  * chunks one read needs are fetched with pipelined requests, one connection per volume server,
  * whole when small enough for the {@link ChunkCache} (so the next read that starts inside one is
  * served from memory), and a fetch that fails is retried, on every server that holds the chunk, for
- * up to {@code retryFor}.
+ * up to {@code retryFor} or {@link #MAX_READ_RETRY}, whichever is shorter. While reads keep
+ * failing, a line every 10 s says so.
  */
 final class ChunkReader {
   private static final Logger log = LoggerFactory.getLogger(ChunkReader.class);
+
+  /**
+   * Least time between two log lines about reads that fail and are retried, or that succeed after
+   * failing: while a volume server is away every read of its chunks fails, and one line in that
+   * time says so.
+   */
+  private static final long LOG_QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /**
+   * Longest time a read retries, whatever the store's own retries: its callers try again on their
+   * own (a consumer after the fetch's error, a partition or group that could not be opened on the
+   * broker's timer), and a fetch waiting on a volume server that is away holds one of the broker's
+   * request threads meanwhile, which the group and admin requests of every client share.
+   */
+  static final Duration MAX_READ_RETRY = Duration.ofSeconds(5);
+
   private final FilerClient filer;
   private final VolumeClient volumes;
   private final ChunkCache chunkCache;
   private final Duration retryFor;
 
+  /** System.nanoTime() before which no line about failing reads is logged. */
+  private final AtomicLong failingQuietUntil = new AtomicLong(System.nanoTime());
+
+  /** System.nanoTime() before which no line about reads that succeeded after failing is logged. */
+  private final AtomicLong recoveredQuietUntil = new AtomicLong(System.nanoTime());
+
+  /** Reads that failed and were retried since the last line that said so. */
+  private final AtomicLong unreportedFailures = new AtomicLong();
+
   ChunkReader(FilerClient filer, VolumeClient volumes, ChunkCache chunkCache, Duration retryFor) {
     this.filer = filer;
     this.volumes = volumes;
     this.chunkCache = chunkCache;
-    this.retryFor = retryFor;
+    this.retryFor = retryFor.compareTo(MAX_READ_RETRY) > 0 ? MAX_READ_RETRY : retryFor;
   }
 
   /** A chunk's part that a read needs: [from, to) in the object. */
@@ -251,11 +279,24 @@ final class ChunkReader {
       deadline = Math.max(deadline, System.nanoTime() + (untilSettled + 1_000) * 1_000_000);
     }
     long backoffMs = 20;
+    long firstFailure = 0;
     while (true) {
       IOException last = null;
-      for (String url : filer.volumeUrls(volumeId)) {
+      List<String> urls = List.of();
+      try {
+        // Once the volume server has been away a while the master no longer knows the volume,
+        // and the lookup fails: a failed attempt like the others, not the end of the read.
+        urls = filer.volumeUrls(volumeId);
+      } catch (IOException e) {
+        last = e;
+      }
+      for (String url : urls) {
         try {
-          return volumes.read(url, fileId, offset, length);
+          ByteBuf bytes = volumes.read(url, fileId, offset, length);
+          if (firstFailure != 0) {
+            recovered(path, fileId, url, firstFailure);
+          }
+          return bytes;
         } catch (VolumeClient.ChunkNotFoundException e) {
           if (pending
               && System.currentTimeMillis() >= SeaweedObjectStore.pendingSettledMillis(chunk)) {
@@ -270,9 +311,54 @@ final class ChunkReader {
       if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
         throw new IOException("read of " + path + " failed", last);
       }
+      if (firstFailure == 0) {
+        firstFailure = System.nanoTime();
+        failing(path, fileId, urls, last, deadline);
+      }
       FilerClient.sleep(backoffMs);
       backoffMs = Math.min(1000, backoffMs * 2);
     }
+  }
+
+  /**
+   * A read of {@code fileId} failed on every volume server that holds it and is retried: logged
+   * once per {@link #LOG_QUIET_NANOS}, with how many such reads there were since the last line.
+   */
+  private void failing(
+      String path, String fileId, List<String> urls, IOException cause, long deadline) {
+    long failures = unreportedFailures.incrementAndGet();
+    if (!quietOver(failingQuietUntil)) {
+      return;
+    }
+    unreportedFailures.addAndGet(-failures);
+    log.warn(
+        "{}: reading chunk {} from volume server {} failed, retrying for up to {} s ({} read(s)"
+            + " failing since the last such line): {}",
+        path,
+        fileId,
+        urls.isEmpty() ? "(none known)" : String.join(", ", urls),
+        Math.max(0, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())),
+        failures,
+        cause == null ? "no volume server holds it" : cause.toString());
+  }
+
+  /** A read that had failed succeeded: logged once per {@link #LOG_QUIET_NANOS}. */
+  private void recovered(String path, String fileId, String url, long firstFailure) {
+    if (quietOver(recoveredQuietUntil)) {
+      log.info(
+          "{}: chunk {} read from volume server {} after {} ms of failed attempts",
+          path,
+          fileId,
+          url,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstFailure));
+    }
+  }
+
+  /** Whether {@code quietUntil} has passed; if so, it moves {@link #LOG_QUIET_NANOS} ahead. */
+  private static boolean quietOver(AtomicLong quietUntil) {
+    long now = System.nanoTime();
+    long until = quietUntil.get();
+    return now - until >= 0 && quietUntil.compareAndSet(until, now + LOG_QUIET_NANOS);
   }
 
   /** Releases the chunks kept for reads. */

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ final class LogFetch {
         return ReadResult.error(
             ReadResult.Status.OFFSET_OUT_OF_RANGE, w.hw, w.hw, l.logStartOffset());
       }
-      log.warn("{}: read at offset {} failed: {}", l.topicPartition(), offset, e.toString());
+      readFailed(l, offset, e);
       return ReadResult.error(ReadResult.Status.STORE_ERROR, w.hw, w.hw, w.start);
     }
     return new ReadResult(
@@ -45,6 +46,32 @@ final class LogFetch {
         w.start,
         List.of());
   }
+
+  /**
+   * Logs a failed read (the fetch answers KAFKA_STORAGE_ERROR, which clients retry): once per
+   * {@link #READ_FAILURE_QUIET_NANOS} per log, with how many failed since the last line, since a
+   * consumer retries at once and a store that is away fails every read.
+   */
+  private static void readFailed(SegmentLog l, long offset, Exception e) {
+    long failures = l.readFailures.incrementAndGet();
+    long now = System.nanoTime();
+    long until = l.readFailureQuietUntil.get();
+    if (now - until < 0
+        || !l.readFailureQuietUntil.compareAndSet(until, now + READ_FAILURE_QUIET_NANOS)) {
+      return;
+    }
+    l.readFailures.addAndGet(-failures);
+    log.warn(
+        "{}: read at offset {} failed ({} failed read(s) since the last such line), the fetch"
+            + " answers KAFKA_STORAGE_ERROR: {}",
+        l.topicPartition(),
+        offset,
+        failures,
+        e.toString());
+  }
+
+  /** Least time between two lines about one log's failed reads. */
+  static final long READ_FAILURE_QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   /** See {@link PartitionLog#readCached}. */
   static ReadResult readCached(

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -81,6 +82,14 @@ final class SegmentLog implements PartitionLog {
 
   /** The earliest delete horizon of a tombstone the cleaner kept: a clean is due then. */
   volatile long tombstoneHorizonMs = Long.MAX_VALUE;
+
+  /**
+   * Reads of this log that failed since the last line about them, and the System.nanoTime() before
+   * which no such line is logged ({@link LogFetch}).
+   */
+  final AtomicLong readFailures = new AtomicLong();
+
+  final AtomicLong readFailureQuietUntil = new AtomicLong(System.nanoTime());
 
   SegmentLog(
       TopicPartition tp,
