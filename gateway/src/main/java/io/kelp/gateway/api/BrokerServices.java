@@ -25,6 +25,7 @@ public final class BrokerServices {
   private final KelpMetrics metrics;
   private final LongSupplier clock;
   private volatile GroupCoordinator groups;
+  private volatile Executor fetchReads;
   private volatile HostPort advertised;
 
   public BrokerServices(
@@ -86,6 +87,21 @@ public final class BrokerServices {
   /** Runs work that may block; never block a network thread. */
   public Executor blocking() {
     return blocking;
+  }
+
+  /**
+   * Runs the store reads of fetches: apart from {@link #blocking}, so that reads held up by the
+   * store do not hold up other requests. The blocking executor until {@link #fetchReads(Executor)}
+   * sets one.
+   */
+  public Executor fetchReads() {
+    Executor e = fetchReads;
+    return e == null ? blocking : e;
+  }
+
+  /** Sets the executor of {@link #fetchReads()}, when the broker starts. */
+  public void fetchReads(Executor executor) {
+    this.fetchReads = executor;
   }
 
   /** The group coordinator. */

@@ -63,6 +63,7 @@ public final class Broker implements AutoCloseable {
   private final ObjectStore store;
   private final LogEngine engine;
   private final ExecutorService blocking;
+  private final ExecutorService fetchReads;
   private final BrokerServices services;
   private final KafkaServer server;
   private MetricsServer metricsServer;
@@ -80,6 +81,7 @@ public final class Broker implements AutoCloseable {
       ObjectStore store,
       LogEngine engine,
       ExecutorService blocking,
+      ExecutorService fetchReads,
       BrokerServices services,
       KafkaServer server,
       HostPort bound,
@@ -89,6 +91,7 @@ public final class Broker implements AutoCloseable {
     this.store = store;
     this.engine = engine;
     this.blocking = blocking;
+    this.fetchReads = fetchReads;
     this.services = services;
     this.server = server;
     this.bound = bound;
@@ -106,6 +109,7 @@ public final class Broker implements AutoCloseable {
     ObjectStore store = openStore(config, dataDir);
     LogEngine engine = null;
     ExecutorService blocking = null;
+    ExecutorService fetchReads = null;
     KafkaServer server = null;
     GroupCoordinator groups = null;
     try {
@@ -122,6 +126,11 @@ public final class Broker implements AutoCloseable {
       blocking =
           Executors.newFixedThreadPool(
               config.requestThreads(), new DefaultThreadFactory("kelp-request", true));
+      // Fetches that read the store have threads of their own: a volume server that is away holds
+      // each such read for seconds, which must not hold up the group and admin requests.
+      fetchReads =
+          Executors.newFixedThreadPool(
+              config.requestThreads(), new DefaultThreadFactory("kelp-fetch", true));
       KelpMetrics metrics = new KelpMetrics();
       metrics.engineGauge(engine::pendingBytes);
       if (store instanceof SeaweedObjectStore seaweed) {
@@ -154,7 +163,9 @@ public final class Broker implements AutoCloseable {
       server = KafkaServer.start(config, handlers, services);
       HostPort bound = server.boundAddress(config.listen());
       services.advertiseIfUnset(bound);
-      Broker broker = new Broker(config, store, engine, blocking, services, server, bound, groups);
+      services.fetchReads(fetchReads);
+      Broker broker =
+          new Broker(config, store, engine, blocking, fetchReads, services, server, bound, groups);
       if (config.metricsListen() != null) {
         broker.metricsServer =
             MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
@@ -181,6 +192,9 @@ public final class Broker implements AutoCloseable {
       }
       if (blocking != null) {
         blocking.shutdownNow();
+      }
+      if (fetchReads != null) {
+        fetchReads.shutdownNow();
       }
       if (groups != null) {
         groups.close();
@@ -342,15 +356,20 @@ public final class Broker implements AutoCloseable {
       leftOutRetries.shutdownNow();
     }
     blocking.shutdown();
+    fetchReads.shutdown();
     try {
       if (!blocking.awaitTermination(10, TimeUnit.SECONDS)) {
         blocking.shutdownNow();
+      }
+      if (!fetchReads.awaitTermination(10, TimeUnit.SECONDS)) {
+        fetchReads.shutdownNow();
       }
       if (leftOutRetries != null && !leftOutRetries.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("A try at opening the topics left out at start-up is still running");
       }
     } catch (InterruptedException e) {
       blocking.shutdownNow();
+      fetchReads.shutdownNow();
       Thread.currentThread().interrupt();
     }
     groups.close();

@@ -143,7 +143,11 @@ public final class BrokerSettings {
               Integer.toString(Runtime.getRuntime().availableProcessors()),
               "Threads serving connections."),
           new Setting(
-              REQUEST_THREADS, "N", "8", "Threads for work that may block (store reads, admin)."),
+              REQUEST_THREADS,
+              "N",
+              "8",
+              "Threads for work that may block (admin, groups, metadata), and as many again for the"
+                  + " store reads of fetches."),
           new Setting(
               CONNECTION_MAX_INFLIGHT_REQUESTS,
               "N",

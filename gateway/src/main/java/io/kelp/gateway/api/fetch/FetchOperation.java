@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Fetch request in progress: reads every requested partition on the blocking executor and
- * either answers, or (long poll) waits for a high watermark to move or max_wait_ms to pass and
- * reads again. At most one read pass runs at a time; wake-ups during a pass make it run once more.
+ * One Fetch request in progress: reads every requested partition on the fetch executor and either
+ * answers, or (long poll) waits for a high watermark to move or max_wait_ms to pass and reads
+ * again. At most one read pass runs at a time; wake-ups during a pass make it run once more.
  *
  * <p>Buffer ownership: records read in a pass that is not answered are released before waiting;
  * records in the answer are handed to the request context, which releases them after writing.
@@ -175,7 +175,7 @@ final class FetchOperation {
       running = true;
     }
     try {
-      ctx.broker().blocking().execute(this::run);
+      ctx.broker().fetchReads().execute(this::run);
     } catch (RejectedExecutionException e) {
       finish(null, e);
     }
