@@ -71,17 +71,7 @@ class ServeCommandTest {
       Matcher ready) {}
 
   private Served serve(Map<String, String> env, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(Kelp.class.getName());
-    cmd.add("serve");
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().putAll(env);
-    Process process = pb.start();
-    started.add(process);
+    Process process = launch(env, args);
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     List<String> all = java.util.Collections.synchronizedList(new ArrayList<>());
     Thread reader =
@@ -293,6 +283,11 @@ class ServeCommandTest {
 
   /** {@code kelp serve args}, for a start expected to fail, its output merged. */
   private Process serveUntilExit(String... args) throws Exception {
+    return launch(Map.of(), args);
+  }
+
+  /** Starts {@code kelp serve args} with {@code env} added, its output merged. */
+  private Process launch(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-cp");
@@ -300,8 +295,10 @@ class ServeCommandTest {
     cmd.add(Kelp.class.getName());
     cmd.add("serve");
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    started.add(p);
-    return p;
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process process = pb.start();
+    started.add(process);
+    return process;
   }
 }
