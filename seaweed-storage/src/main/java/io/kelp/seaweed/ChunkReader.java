@@ -38,7 +38,7 @@ final class ChunkReader {
    * Longest time a read retries, whatever the store's own retries: its callers try again on their
    * own (a consumer after the fetch's error, a partition or group that could not be opened on the
    * broker's timer), and a fetch waiting on a volume server that is away holds one of the broker's
-   * request threads meanwhile, which the group and admin requests of every client share.
+   * threads for fetches meanwhile, which other consumers' reads need too.
    */
   static final Duration MAX_READ_RETRY = Duration.ofSeconds(5);
 
