@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +67,11 @@ final class FilerClient implements AutoCloseable {
       "/" + SeaweedFilerGrpc.getAssignVolumeMethod().getFullMethodName();
   private static final int VOLUME_CACHE_SIZE = 4096;
 
+  /** A filer answer that took this long (retries included) is logged, at most every 10 s. */
+  static final long SLOW_ANSWER_MS = 2000;
+
+  private static final long SLOW_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private final String address;
   private final int grpcPort;
   private final ManagedChannel channel;
@@ -78,6 +84,13 @@ final class FilerClient implements AutoCloseable {
   private final BlockingGrpc direct;
 
   private final Duration retryFor;
+
+  /** Answers slower than {@link #SLOW_ANSWER_MS} since the last line about them. */
+  private final AtomicLong slowAnswers = new AtomicLong();
+
+  /** Until when (System.nanoTime) no line about slow answers is written. */
+  private volatile long slowQuietUntil = System.nanoTime();
+
   private final Map<String, List<String>> volumeUrls =
       new LinkedHashMap<>(64, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -119,13 +132,20 @@ final class FilerClient implements AutoCloseable {
   }
 
   <T> T call(String what, Call<T> call) throws IOException {
-    long deadline = System.nanoTime() + retryFor.toNanos();
+    long start = System.nanoTime();
+    long deadline = start + retryFor.toNanos();
     long backoffMs = 20;
     for (int attempt = 1; ; attempt++) {
       try {
-        return call.run(stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        T answer = call.run(stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        noteSlow(what, start);
+        return answer;
       } catch (StatusRuntimeException e) {
-        if (!retriable(e) || System.nanoTime() + backoffMs * 1_000_000 > deadline) {
+        if (!retriable(e)) {
+          noteSlow(what, start); // an answer all the same (not found, for one)
+          throw new FilerException(what + " on filer " + address + " failed: " + e.getStatus(), e);
+        }
+        if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
           throw new FilerException(what + " on filer " + address + " failed: " + e.getStatus(), e);
         }
         if (attempt == 1 || attempt % 10 == 0) {
@@ -136,6 +156,33 @@ final class FilerClient implements AutoCloseable {
       backoffMs = Math.min(1000, backoffMs * 2);
       channel.resetConnectBackoff();
     }
+  }
+
+  /**
+   * Logs an answer that came {@link #SLOW_ANSWER_MS} or more after {@code start}: the writes and
+   * group requests waiting on the filer meanwhile say nothing of their own. One line every 10 s at
+   * most, with how many such answers there were.
+   */
+  private void noteSlow(String what, long start) {
+    long now = System.nanoTime();
+    long ms = (now - start) / 1_000_000;
+    if (ms < SLOW_ANSWER_MS) {
+      return;
+    }
+    long count = slowAnswers.incrementAndGet();
+    if (now - slowQuietUntil < 0) {
+      return;
+    }
+    slowQuietUntil = now + SLOW_LOG_EVERY_NANOS;
+    slowAnswers.addAndGet(-count);
+    log.warn(
+        "The filer {} answered {} after {} ms; whatever waited on it (appends, group requests)"
+            + " waited as long ({} answer(s) slower than {} ms since the last such line)",
+        address,
+        what,
+        ms,
+        count,
+        SLOW_ANSWER_MS);
   }
 
   /** {@link #call} over the store's own connections. */
@@ -372,12 +419,16 @@ final class FilerClient implements AutoCloseable {
    */
   ObjectTransactionBatchResponse transactBatchOnce(
       ObjectTransactionBatchRequest request, Runnable meanwhile) {
-    return direct.call(
-        TRANSACTION_BATCH,
-        request,
-        ObjectTransactionBatchResponse.parser(),
-        CALL_TIMEOUT.toMillis(),
-        meanwhile);
+    long start = System.nanoTime();
+    ObjectTransactionBatchResponse answer =
+        direct.call(
+            TRANSACTION_BATCH,
+            request,
+            ObjectTransactionBatchResponse.parser(),
+            CALL_TIMEOUT.toMillis(),
+            meanwhile);
+    noteSlow("a batch of " + request.getTransactionsCount() + " transactions", start);
+    return answer;
   }
 
   /**
@@ -390,12 +441,16 @@ final class FilerClient implements AutoCloseable {
 
   /** {@link #transactOnce(ObjectTransactionRequest)}, running {@code meanwhile} as a batch does. */
   ObjectTransactionResponse transactOnce(ObjectTransactionRequest request, Runnable meanwhile) {
-    return direct.call(
-        TRANSACTION,
-        request,
-        ObjectTransactionResponse.parser(),
-        CALL_TIMEOUT.toMillis(),
-        meanwhile);
+    long start = System.nanoTime();
+    ObjectTransactionResponse answer =
+        direct.call(
+            TRANSACTION,
+            request,
+            ObjectTransactionResponse.parser(),
+            CALL_TIMEOUT.toMillis(),
+            meanwhile);
+    noteSlow("a transaction on " + request.getLockKey(), start);
+    return answer;
   }
 
   AssignVolumeResponse assign(AssignVolumeRequest request) throws IOException {
