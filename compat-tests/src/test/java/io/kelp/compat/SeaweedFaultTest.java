@@ -433,6 +433,133 @@ class SeaweedFaultTest {
     }
   }
 
+  /**
+   * The filer is frozen (master and filer in one weed process, SIGSTOP; the volume server keeps
+   * serving) while a new group's first write waits on it: another group, whose writes go to the
+   * volume server, still rebalances and reads, the broker's log says the filer is slow, and once
+   * the filer answers again the new group reads every record too.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup() throws Exception {
+    whileANewGroupWaitsOnAFrozenFiler(
+        "frozen-filer",
+        List.of(),
+        (kelp, sent) ->
+            assertEquals(
+                sent.subList(5, 10),
+                readInGroup(kelp, "steady", "frozen-filer", 5, 30),
+                "the steady group rebalances and reads while the new group waits on the filer"));
+  }
+
+  /**
+   * As above, with one request thread: the new group's SyncGroup holds it while it waits on the
+   * filer, and Metadata is answered meanwhile, as the group APIs have threads of their own.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aGroupWaitingOnAFrozenFilerHoldsUpNoMetadataRequest() throws Exception {
+    whileANewGroupWaitsOnAFrozenFiler(
+        "frozen-filer-metadata",
+        List.of("--request-threads", "1"),
+        (kelp, sent) -> {
+          try (Admin admin = Clients.admin(kelp.bootstrap())) {
+            long start = System.nanoTime();
+            Clients.get(admin.listTopics().names());
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(
+                ms < 2_000, "Metadata while the new group waits on the filer: " + ms + " ms");
+          }
+        });
+  }
+
+  /** What a test checks while the filer is frozen and a new group waits on it. */
+  private interface WhileFrozen {
+    void check(KelpProcess kelp, List<String> sent) throws Exception;
+  }
+
+  /**
+   * Ten records in partition 0 of {@code topic}; the group "steady" reads and commits the first
+   * five before the filer is frozen (so its directory is claimed), then a consumer of a new group
+   * subscribes, and {@code whileFrozen} runs once the new group's first write waits on the filer.
+   * The filer is continued after at least 12 s (past the 10 s deadline of one filer call); then the
+   * new group reads all ten records, and the broker's log says the filer was slow.
+   */
+  private void whileANewGroupWaitsOnAFrozenFiler(
+      String topic, List<String> kelpArgs, WhileFrozen whileFrozen) throws Exception {
+    try (KelpProcess kelp =
+        KelpProcess.startOnSeaweedWithSeparateVolumeServer(
+            "SeaweedFaultTest-" + topic, kelpArgs.toArray(String[]::new))) {
+      try (Admin admin = Clients.admin(kelp.bootstrap())) {
+        Clients.createTopic(admin, topic, 1);
+      }
+      List<String> sent = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        sent.add("v" + i);
+      }
+      for (String value : sent.subList(0, 5)) {
+        send(kelp, topic, value);
+      }
+      assertEquals(sent.subList(0, 5), readInGroup(kelp, "steady", topic, 5, 60));
+      for (String value : sent.subList(5, 10)) {
+        send(kelp, topic, value);
+      }
+      WeedProcess weed = kelp.weed();
+      signal(weed.pid(), "STOP");
+      List<String> late = new CopyOnWriteArrayList<>();
+      Thread lateReader =
+          new Thread(
+              () -> {
+                try {
+                  late.addAll(readInGroup(kelp, "new-while-frozen", topic, 10, 120));
+                } catch (RuntimeException e) {
+                  late.add(e.toString());
+                }
+              });
+      long frozenAt = System.nanoTime();
+      try {
+        lateReader.start();
+        // The new group's join ends at once; its SyncGroup's write then waits on the filer.
+        Thread.sleep(5_000);
+        whileFrozen.check(kelp, sent);
+        assertEquals(List.of(), late, "the new group while the filer is frozen");
+      } finally {
+        long frozenMs = (System.nanoTime() - frozenAt) / 1_000_000;
+        Thread.sleep(Math.max(0, 12_000 - frozenMs));
+        signal(weed.pid(), "CONT");
+      }
+      lateReader.join(TimeUnit.SECONDS.toMillis(150));
+      assertEquals(sent, late, "the new group once the filer answers");
+      String log = Files.readString(kelp.log());
+      assertTrue(
+          log.contains("The filer " + weed.filerAddress() + " answered"),
+          "the log says the filer was slow; log " + kelp.log());
+      kelp.stop();
+    }
+  }
+
+  /**
+   * Reads {@code count} records of partition 0 in {@code group} from its committed offset (the
+   * earliest for a new group), commits, and closes; fails after {@code seconds}.
+   */
+  private static List<String> readInGroup(
+      KelpProcess kelp, String group, String topic, int count, int seconds) {
+    TopicPartition tp = new TopicPartition(topic, 0);
+    List<String> got = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        Clients.consumer(kelp.bootstrap(), Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+      while (got.size() < count && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).records(tp).forEach(r -> got.add(r.value()));
+      }
+      if (got.size() >= count) {
+        consumer.commitSync(Duration.ofSeconds(seconds));
+      }
+    }
+    return got;
+  }
+
   private static final short COORDINATOR_LOAD_IN_PROGRESS = 14;
 
   /** The error of an OffsetFetch v1 for one partition of {@code group}, sent as raw bytes. */

@@ -26,6 +26,7 @@ public final class BrokerServices {
   private final LongSupplier clock;
   private volatile GroupCoordinator groups;
   private volatile Executor fetchReads;
+  private volatile Executor groupRequests;
   private volatile HostPort advertised;
 
   public BrokerServices(
@@ -102,6 +103,21 @@ public final class BrokerServices {
   /** Sets the executor of {@link #fetchReads()}, when the broker starts. */
   public void fetchReads(Executor executor) {
     this.fetchReads = executor;
+  }
+
+  /**
+   * Runs the group APIs: apart from {@link #blocking}, so that a group waiting on the store (its
+   * write holds the group, and each of its members' requests) does not hold up other requests. The
+   * blocking executor until {@link #groupRequests(Executor)} sets one.
+   */
+  public Executor groupRequests() {
+    Executor e = groupRequests;
+    return e == null ? blocking : e;
+  }
+
+  /** Sets the executor of {@link #groupRequests()}, when the broker starts. */
+  public void groupRequests(Executor executor) {
+    this.groupRequests = executor;
   }
 
   /** The group coordinator. */

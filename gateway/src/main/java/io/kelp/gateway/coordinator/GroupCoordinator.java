@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +46,30 @@ public final class GroupCoordinator implements AutoCloseable {
   /** The longest pause between tries at reading a group that failed to read. */
   static final long MAX_LOAD_RETRY_MS = 30_000;
 
+  /**
+   * Threads that run the groups' timeouts. A group's write to the store holds its monitor until the
+   * store answers (on SeaweedFS, up to the store's retry time while the filer is slow), and a
+   * timeout of that group waits for it: it holds one of these threads, not every group's timeouts.
+   */
+  static final int TIMER_THREADS = 4;
+
+  /** How soon a timeout put off because its group is writing to the store is tried again. */
+  public static final long BUSY_RETRY_MS = 100;
+
   private final GroupStore store;
+
+  /** {@link #store}, counting each group's writes under way in {@link #writing}. */
+  private final GroupStore tracked;
+
+  /** Groups with a write to the store under way, with how many. */
+  private final Map<String, Integer> writing = new ConcurrentHashMap<>();
+
+  /** Groups whose timeouts a timer thread runs or is about to run. */
+  private final Set<Group> ticking = ConcurrentHashMap.newKeySet();
+
+  /** Publishes idle groups and expires offsets: store work that must not hold up the timeouts. */
+  private final ScheduledExecutorService storeWork;
+
   private final TopicRegistry topics;
   private final GroupConfig config;
   private final LongSupplier clock;
@@ -67,10 +91,20 @@ public final class GroupCoordinator implements AutoCloseable {
     this.topics = topics;
     this.config = config;
     this.clock = clock;
+    this.tracked = new WriteCountingStore(store, writing);
+    AtomicInteger timerThreads = new AtomicInteger();
     this.timer =
+        Executors.newScheduledThreadPool(
+            TIMER_THREADS,
+            r -> {
+              Thread t = new Thread(r, "kelp-group-timer-" + timerThreads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.storeWork =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "kelp-group-timer");
+              Thread t = new Thread(r, "kelp-group-store");
               t.setDaemon(true);
               return t;
             });
@@ -82,7 +116,7 @@ public final class GroupCoordinator implements AutoCloseable {
    */
   public void start(long periodMs) {
     timer.scheduleWithFixedDelay(this::sweep, periodMs, periodMs, TimeUnit.MILLISECONDS);
-    timer.scheduleWithFixedDelay(
+    storeWork.scheduleWithFixedDelay(
         this::publishIdle, PUBLISH_IDLE_MS, PUBLISH_IDLE_MS / 2, TimeUnit.MILLISECONDS);
   }
 
@@ -94,15 +128,40 @@ public final class GroupCoordinator implements AutoCloseable {
     }
   }
 
+  /**
+   * Hands each group's timeouts to a timer thread, leaving out the groups that are writing to the
+   * store (their timeouts wait for the write; they run at a later sweep) and those whose last
+   * timeouts still run, so that a group waiting on the store holds up no other group.
+   */
   private void sweep() {
-    long now = nowMs();
     for (Group g : groups.values()) {
+      if (writing(g.groupId()) || !ticking.add(g)) {
+        continue;
+      }
       try {
-        g.tick(now);
-      } catch (RuntimeException e) {
-        LOG.error("Timeouts of group {} failed", g.groupId(), e);
+        timer.execute(
+            () -> {
+              try {
+                g.tick(nowMs());
+              } catch (RuntimeException e) {
+                LOG.error("Timeouts of group {} failed", g.groupId(), e);
+              } finally {
+                ticking.remove(g);
+              }
+            });
+      } catch (RejectedExecutionException closed) {
+        ticking.remove(g);
+        return;
       }
     }
+  }
+
+  /**
+   * Whether a write of the group with this id to the store is under way: its monitor is held until
+   * the store answers. Timeouts put such a group off rather than wait for it.
+   */
+  public boolean writing(String groupId) {
+    return writing.containsKey(groupId);
   }
 
   /** Registers how groups of one type are read back from the store. */
@@ -276,8 +335,9 @@ public final class GroupCoordinator implements AutoCloseable {
     return new ArrayList<>(groups.values());
   }
 
+  /** The store, for the groups' writes: each write counts in {@link #writing} while it runs. */
   public GroupStore store() {
-    return store;
+    return tracked;
   }
 
   public TopicRegistry topics() {
@@ -292,9 +352,20 @@ public final class GroupCoordinator implements AutoCloseable {
     return clock.getAsLong();
   }
 
-  /** Runs session and rebalance timeouts; tasks take the group's monitor themselves. */
+  /**
+   * Runs session and rebalance timeouts, on several threads; tasks take the group's monitor
+   * themselves, and put off a group that is {@link #writing} rather than wait for it.
+   */
   public ScheduledExecutorService timer() {
     return timer;
+  }
+
+  /**
+   * Runs periodic store work over many groups (publishing, offset expiry), apart from the timeouts,
+   * which a slow store must not hold up.
+   */
+  public ScheduledExecutorService storeWork() {
+    return storeWork;
   }
 
   /** The JSON mapper groups use for their stored state. */
@@ -305,6 +376,7 @@ public final class GroupCoordinator implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    storeWork.shutdownNow();
     ExecutorService loads = this.loads;
     if (loads != null) {
       loads.shutdownNow();

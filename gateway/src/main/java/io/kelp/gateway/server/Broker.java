@@ -64,6 +64,7 @@ public final class Broker implements AutoCloseable {
   private final LogEngine engine;
   private final ExecutorService blocking;
   private final ExecutorService fetchReads;
+  private final ExecutorService groupRequests;
   private final BrokerServices services;
   private final KafkaServer server;
   private MetricsServer metricsServer;
@@ -82,6 +83,7 @@ public final class Broker implements AutoCloseable {
       LogEngine engine,
       ExecutorService blocking,
       ExecutorService fetchReads,
+      ExecutorService groupRequests,
       BrokerServices services,
       KafkaServer server,
       HostPort bound,
@@ -92,6 +94,7 @@ public final class Broker implements AutoCloseable {
     this.engine = engine;
     this.blocking = blocking;
     this.fetchReads = fetchReads;
+    this.groupRequests = groupRequests;
     this.services = services;
     this.server = server;
     this.bound = bound;
@@ -110,6 +113,7 @@ public final class Broker implements AutoCloseable {
     LogEngine engine = null;
     ExecutorService blocking = null;
     ExecutorService fetchReads = null;
+    ExecutorService groupRequests = null;
     KafkaServer server = null;
     GroupCoordinator groups = null;
     try {
@@ -131,6 +135,12 @@ public final class Broker implements AutoCloseable {
       fetchReads =
           Executors.newFixedThreadPool(
               config.requestThreads(), new DefaultThreadFactory("kelp-fetch", true));
+      // So do the group APIs: a group's request waits for the group's write to the store (its
+      // first one claims the group's directory on the filer), which must not hold up Metadata and
+      // the admin requests.
+      groupRequests =
+          Executors.newFixedThreadPool(
+              config.requestThreads(), new DefaultThreadFactory("kelp-group-request", true));
       KelpMetrics metrics = new KelpMetrics();
       metrics.engineGauge(engine::pendingBytes);
       if (store instanceof SeaweedObjectStore seaweed) {
@@ -164,8 +174,19 @@ public final class Broker implements AutoCloseable {
       HostPort bound = server.boundAddress(config.listen());
       services.advertiseIfUnset(bound);
       services.fetchReads(fetchReads);
+      services.groupRequests(groupRequests);
       Broker broker =
-          new Broker(config, store, engine, blocking, fetchReads, services, server, bound, groups);
+          new Broker(
+              config,
+              store,
+              engine,
+              blocking,
+              fetchReads,
+              groupRequests,
+              services,
+              server,
+              bound,
+              groups);
       if (config.metricsListen() != null) {
         broker.metricsServer =
             MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
@@ -195,6 +216,9 @@ public final class Broker implements AutoCloseable {
       }
       if (fetchReads != null) {
         fetchReads.shutdownNow();
+      }
+      if (groupRequests != null) {
+        groupRequests.shutdownNow();
       }
       if (groups != null) {
         groups.close();
@@ -277,7 +301,7 @@ public final class Broker implements AutoCloseable {
       CommittedOffsets offsets = new CommittedOffsets(groups);
       long every = groupConfig.offsetsRetentionCheckIntervalMs();
       groups
-          .timer()
+          .storeWork()
           .scheduleWithFixedDelay(
               () -> {
                 try {
@@ -357,6 +381,7 @@ public final class Broker implements AutoCloseable {
     }
     blocking.shutdown();
     fetchReads.shutdown();
+    groupRequests.shutdown();
     try {
       if (!blocking.awaitTermination(10, TimeUnit.SECONDS)) {
         blocking.shutdownNow();
@@ -364,12 +389,16 @@ public final class Broker implements AutoCloseable {
       if (!fetchReads.awaitTermination(10, TimeUnit.SECONDS)) {
         fetchReads.shutdownNow();
       }
+      if (!groupRequests.awaitTermination(10, TimeUnit.SECONDS)) {
+        groupRequests.shutdownNow();
+      }
       if (leftOutRetries != null && !leftOutRetries.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("A try at opening the topics left out at start-up is still running");
       }
     } catch (InterruptedException e) {
       blocking.shutdownNow();
       fetchReads.shutdownNow();
+      groupRequests.shutdownNow();
       Thread.currentThread().interrupt();
     }
     groups.close();

@@ -56,7 +56,7 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     ConsumerGroupDescribeRequest r = (ConsumerGroupDescribeRequest) request;
     GroupCoordinator groups = ctx.broker().groups();
-    return Blocking.run(ctx.broker().blocking(), () -> respond(groups, r, ctx.apiVersion()));
+    return Blocking.run(ctx.broker().groupRequests(), () -> respond(groups, r, ctx.apiVersion()));
   }
 
   private static ApiMessage respond(

@@ -37,7 +37,7 @@ public final class DeleteGroupsHandler implements ApiHandler {
     DeleteGroupsRequest r = (DeleteGroupsRequest) request;
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     return Blocking.run(
-        ctx.broker().blocking(),
+        ctx.broker().groupRequests(),
         () -> {
           DeleteGroupsResponse response = new DeleteGroupsResponse();
           for (Map.Entry<String, Short> e : offsets.deleteGroups(r.groupsNames()).entrySet()) {

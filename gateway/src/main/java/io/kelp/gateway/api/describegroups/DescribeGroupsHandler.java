@@ -7,6 +7,7 @@ import io.kelp.codec.message.DescribeGroupsResponse.DescribedGroupMember;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.AclOperations;
 import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
@@ -40,6 +41,11 @@ public final class DescribeGroupsHandler implements ApiHandler {
   @Override
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     DescribeGroupsRequest r = (DescribeGroupsRequest) request;
+    // Off the network thread: describing a group takes its monitor, held while it writes.
+    return Blocking.run(ctx.broker().groupRequests(), () -> respond(ctx, r));
+  }
+
+  private static ApiMessage respond(RequestContext ctx, DescribeGroupsRequest r) {
     DescribeGroupsResponse response = new DescribeGroupsResponse();
     for (String id : r.groups()) {
       DescribedGroup out =
@@ -68,7 +74,7 @@ public final class DescribeGroupsHandler implements ApiHandler {
       }
       response.groups().add(out);
     }
-    return CompletableFuture.completedFuture(response);
+    return response;
   }
 
   private static void describe(ClassicGroup group, DescribedGroup out) {

@@ -5,6 +5,7 @@ import io.kelp.codec.message.ListGroupsResponse;
 import io.kelp.codec.message.ListGroupsResponse.ListedGroup;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
+import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
@@ -43,12 +44,17 @@ public final class ListGroupsHandler implements ApiHandler {
     ListGroupsRequest r = (ListGroupsRequest) request;
     Set<String> states = lower(r.statesFilter());
     Set<String> types = lower(r.typesFilter());
-    ListGroupsResponse response = new ListGroupsResponse();
     if (ctx.broker().groups().loadingAny()) {
       // As Kafka answers while a coordinator partition loads; clients retry.
       return CompletableFuture.completedFuture(
-          response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+          new ListGroupsResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
+    // Off the network thread: reading a group's state takes its monitor, held while it writes.
+    return Blocking.run(ctx.broker().groupRequests(), () -> respond(ctx, states, types));
+  }
+
+  private static ApiMessage respond(RequestContext ctx, Set<String> states, Set<String> types) {
+    ListGroupsResponse response = new ListGroupsResponse();
     List<Group> groups = new ArrayList<>(ctx.broker().groups().groups());
     groups.sort(Comparator.comparing(Group::groupId));
     for (Group g : groups) {
@@ -72,7 +78,7 @@ public final class ListGroupsHandler implements ApiHandler {
                   .setGroupState(state)
                   .setGroupType(g.groupType()));
     }
-    return CompletableFuture.completedFuture(response);
+    return response;
   }
 
   private static Set<String> lower(List<String> values) {

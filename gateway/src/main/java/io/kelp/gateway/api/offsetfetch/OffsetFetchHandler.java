@@ -55,9 +55,9 @@ public final class OffsetFetchHandler implements ApiHandler {
     OffsetFetchRequest r = (OffsetFetchRequest) request;
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     if (ctx.apiVersion() >= 8) {
-      return Blocking.run(ctx.broker().blocking(), () -> fetchGroups(offsets, r));
+      return Blocking.run(ctx.broker().groupRequests(), () -> fetchGroups(offsets, r));
     }
-    return Blocking.run(ctx.broker().blocking(), () -> fetchOne(offsets, r, ctx.apiVersion()));
+    return Blocking.run(ctx.broker().groupRequests(), () -> fetchOne(offsets, r, ctx.apiVersion()));
   }
 
   private static OffsetFetchResponse fetchOne(

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -74,6 +75,18 @@ final class MemberTimeouts {
   }
 
   private void onTimer() {
+    if (coordinator.writing(group.groupId())) {
+      // The group's monitor is held until the store answers: try again soon instead of holding a
+      // timer thread. Running early is harmless, as expire() checks every deadline.
+      try {
+        coordinator
+            .timer()
+            .schedule(this::onTimer, GroupCoordinator.BUSY_RETRY_MS, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closed) {
+        // closing
+      }
+      return;
+    }
     synchronized (group) {
       if (group.isDead()) {
         return;
