@@ -437,14 +437,16 @@ class SeaweedFaultTest {
    * The filer is frozen (master and filer in one weed process, SIGSTOP; the volume server keeps
    * serving) while a new group's first write waits on it: another group, whose writes go to the
    * volume server, still rebalances and reads, the broker's log says the filer is slow, and once
-   * the filer answers again the new group reads every record too.
+   * the filer answers again the new group reads every record too. Two request threads: the new
+   * group's SyncGroup holds one, and its member's heartbeats wait behind it without holding the
+   * other.
    */
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup() throws Exception {
     whileANewGroupWaitsOnAFrozenFiler(
         "frozen-filer",
-        List.of(),
+        List.of("--request-threads", "2"),
         (kelp, sent) ->
             assertEquals(
                 sent.subList(5, 10),

@@ -27,6 +27,7 @@ public final class BrokerServices {
   private volatile GroupCoordinator groups;
   private volatile Executor fetchReads;
   private volatile Executor groupRequests;
+  private volatile GroupLanes groupLanes;
   private volatile HostPort advertised;
 
   public BrokerServices(
@@ -115,9 +116,20 @@ public final class BrokerServices {
     return e == null ? blocking : e;
   }
 
+  /**
+   * Runs the requests of one group, one after another, on {@link #groupRequests()} ({@link
+   * GroupLanes}): a group waiting on the store then holds one of its threads, not one per request.
+   * Requests that span groups use {@link #groupRequests()} itself.
+   */
+  public Executor groupRequests(String groupId) {
+    GroupLanes lanes = groupLanes;
+    return lanes == null ? groupRequests() : lanes.lane(groupId);
+  }
+
   /** Sets the executor of {@link #groupRequests()}, when the broker starts. */
   public void groupRequests(Executor executor) {
     this.groupRequests = executor;
+    this.groupLanes = new GroupLanes(executor);
   }
 
   /** The group coordinator. */

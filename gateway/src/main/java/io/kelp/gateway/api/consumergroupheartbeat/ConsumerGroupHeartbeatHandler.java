@@ -64,7 +64,8 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
           new ConsumerGroupHeartbeatResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
     }
     Heartbeat hb = heartbeat(r, ctx.clientId(), host(ctx.clientAddress()));
-    return Blocking.run(ctx.broker().groupRequests(), () -> respond(groups, hb, ctx.apiVersion()));
+    return Blocking.run(
+        ctx.broker().groupRequests(hb.groupId()), () -> respond(groups, hb, ctx.apiVersion()));
   }
 
   private static ApiMessage respond(GroupCoordinator groups, Heartbeat hb, short version) {

@@ -42,7 +42,11 @@ public final class DescribeGroupsHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     DescribeGroupsRequest r = (DescribeGroupsRequest) request;
     // Off the network thread: describing a group takes its monitor, held while it writes.
-    return Blocking.run(ctx.broker().groupRequests(), () -> respond(ctx, r));
+    return Blocking.run(
+        r.groups().size() == 1
+            ? ctx.broker().groupRequests(r.groups().get(0))
+            : ctx.broker().groupRequests(),
+        () -> respond(ctx, r));
   }
 
   private static ApiMessage respond(RequestContext ctx, DescribeGroupsRequest r) {

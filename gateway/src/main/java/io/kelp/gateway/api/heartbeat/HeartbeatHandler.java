@@ -45,7 +45,7 @@ public final class HeartbeatHandler implements ApiHandler {
           new HeartbeatResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
     return Blocking.run(
-        ctx.broker().groupRequests(),
+        ctx.broker().groupRequests(r.groupId()),
         () -> {
           ClassicGroup group = ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
           short error =

@@ -80,7 +80,7 @@ public final class JoinGroupHandler implements ApiHandler {
             version >= 4,
             version >= 9);
     return Blocking.run(
-            ctx.broker().groupRequests(),
+            ctx.broker().groupRequests(r.groupId()),
             () -> {
               ClassicGroup group =
                   ClassicGroups.getOrCreate(coordinator, r.groupId(), r.memberId().isEmpty());

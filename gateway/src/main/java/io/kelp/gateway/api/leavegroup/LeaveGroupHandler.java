@@ -60,7 +60,7 @@ public final class LeaveGroupHandler implements ApiHandler {
           new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
     return Blocking.run(
-        ctx.broker().groupRequests(),
+        ctx.broker().groupRequests(r.groupId()),
         () -> {
           ClassicGroup group = ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
           if (group == null) {

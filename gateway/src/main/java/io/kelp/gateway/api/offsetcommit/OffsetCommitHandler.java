@@ -64,7 +64,7 @@ public final class OffsetCommitHandler implements ApiHandler {
     short version = ctx.apiVersion();
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     return Blocking.run(
-        ctx.broker().groupRequests(),
+        ctx.broker().groupRequests(r.groupId()),
         () ->
             respond(
                 r,

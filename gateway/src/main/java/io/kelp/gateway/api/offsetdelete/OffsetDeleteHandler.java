@@ -56,7 +56,7 @@ public final class OffsetDeleteHandler implements ApiHandler {
     }
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     return Blocking.run(
-        ctx.broker().groupRequests(),
+        ctx.broker().groupRequests(r.groupId()),
         () -> {
           Deleted d = offsets.delete(r.groupId(), partitions);
           OffsetDeleteResponse response = new OffsetDeleteResponse().setErrorCode(d.error());

@@ -55,9 +55,15 @@ public final class OffsetFetchHandler implements ApiHandler {
     OffsetFetchRequest r = (OffsetFetchRequest) request;
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     if (ctx.apiVersion() >= 8) {
-      return Blocking.run(ctx.broker().groupRequests(), () -> fetchGroups(offsets, r));
+      // One group, as consumers ask, in its lane; several (admin tools) on the pool itself.
+      return Blocking.run(
+          r.groups().size() == 1
+              ? ctx.broker().groupRequests(r.groups().get(0).groupId())
+              : ctx.broker().groupRequests(),
+          () -> fetchGroups(offsets, r));
     }
-    return Blocking.run(ctx.broker().groupRequests(), () -> fetchOne(offsets, r, ctx.apiVersion()));
+    return Blocking.run(
+        ctx.broker().groupRequests(r.groupId()), () -> fetchOne(offsets, r, ctx.apiVersion()));
   }
 
   private static OffsetFetchResponse fetchOne(

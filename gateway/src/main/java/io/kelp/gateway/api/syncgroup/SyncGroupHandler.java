@@ -52,7 +52,7 @@ public final class SyncGroupHandler implements ApiHandler {
       assignments.put(a.memberId(), a.assignment());
     }
     return Blocking.run(
-            ctx.broker().groupRequests(),
+            ctx.broker().groupRequests(r.groupId()),
             () -> {
               ClassicGroup group =
                   ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
