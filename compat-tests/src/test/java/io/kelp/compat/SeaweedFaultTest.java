@@ -18,6 +18,7 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -444,15 +445,33 @@ class SeaweedFaultTest {
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup() throws Exception {
+    aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup("frozen-filer", CLASSIC);
+  }
+
+  /** As above, with groups of the KIP-848 consumer protocol. */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aConsumerProtocolGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup() throws Exception {
+    aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup(
+        "frozen-filer-848", group -> Groups.consumerProtocol(group));
+  }
+
+  private void aGroupWaitingOnAFrozenFilerHoldsUpNoOtherGroup(
+      String topic, Function<String, Map<String, Object>> groupSettings) throws Exception {
     whileANewGroupWaitsOnAFrozenFiler(
-        "frozen-filer",
+        topic,
         List.of("--request-threads", "2"),
+        groupSettings,
         (kelp, sent) ->
             assertEquals(
                 sent.subList(5, 10),
-                readInGroup(kelp, "steady", "frozen-filer", 5, 30),
+                readInGroup(kelp, groupSettings.apply("steady"), topic, 5, 30),
                 "the steady group rebalances and reads while the new group waits on the filer"));
   }
+
+  /** A classic group's consumer settings: only the group id. */
+  private static final Function<String, Map<String, Object>> CLASSIC =
+      group -> Map.of(ConsumerConfig.GROUP_ID_CONFIG, group);
 
   /**
    * As above, with one request thread: the new group's SyncGroup holds it while it waits on the
@@ -464,6 +483,7 @@ class SeaweedFaultTest {
     whileANewGroupWaitsOnAFrozenFiler(
         "frozen-filer-metadata",
         List.of("--request-threads", "1"),
+        CLASSIC,
         (kelp, sent) -> {
           try (Admin admin = Clients.admin(kelp.bootstrap())) {
             long start = System.nanoTime();
@@ -488,7 +508,11 @@ class SeaweedFaultTest {
    * new group reads all ten records, and the broker's log says the filer was slow.
    */
   private void whileANewGroupWaitsOnAFrozenFiler(
-      String topic, List<String> kelpArgs, WhileFrozen whileFrozen) throws Exception {
+      String topic,
+      List<String> kelpArgs,
+      Function<String, Map<String, Object>> groupSettings,
+      WhileFrozen whileFrozen)
+      throws Exception {
     try (KelpProcess kelp =
         KelpProcess.startOnSeaweedWithSeparateVolumeServer(
             "SeaweedFaultTest-" + topic, kelpArgs.toArray(String[]::new))) {
@@ -502,7 +526,8 @@ class SeaweedFaultTest {
       for (String value : sent.subList(0, 5)) {
         send(kelp, topic, value);
       }
-      assertEquals(sent.subList(0, 5), readInGroup(kelp, "steady", topic, 5, 60));
+      assertEquals(
+          sent.subList(0, 5), readInGroup(kelp, groupSettings.apply("steady"), topic, 5, 60));
       for (String value : sent.subList(5, 10)) {
         send(kelp, topic, value);
       }
@@ -513,7 +538,8 @@ class SeaweedFaultTest {
           new Thread(
               () -> {
                 try {
-                  late.addAll(readInGroup(kelp, "new-while-frozen", topic, 10, 120));
+                  late.addAll(
+                      readInGroup(kelp, groupSettings.apply("new-while-frozen"), topic, 10, 120));
                 } catch (RuntimeException e) {
                   late.add(e.toString());
                 }
@@ -541,15 +567,15 @@ class SeaweedFaultTest {
   }
 
   /**
-   * Reads {@code count} records of partition 0 in {@code group} from its committed offset (the
-   * earliest for a new group), commits, and closes; fails after {@code seconds}.
+   * Reads {@code count} records of partition 0 in the group {@code settings} name from its
+   * committed offset (the earliest for a new group), commits, and closes; gives up after {@code
+   * seconds}.
    */
   private static List<String> readInGroup(
-      KelpProcess kelp, String group, String topic, int count, int seconds) {
+      KelpProcess kelp, Map<String, Object> settings, String topic, int count, int seconds) {
     TopicPartition tp = new TopicPartition(topic, 0);
     List<String> got = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        Clients.consumer(kelp.bootstrap(), Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
+    try (KafkaConsumer<String, String> consumer = Clients.consumer(kelp.bootstrap(), settings)) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       while (got.size() < count && System.nanoTime() < deadline) {

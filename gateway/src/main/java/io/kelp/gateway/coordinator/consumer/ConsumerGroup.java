@@ -214,6 +214,15 @@ public final class ConsumerGroup extends Group {
     timeouts.schedule(m);
   }
 
+  /** Starts the member's session timeout over from now, if it is still a member. */
+  void restartSession(String memberId) {
+    ConsumerGroupMember m = members.get(memberId);
+    if (m != null) {
+      m.sessionDeadlineMs = coordinator.nowMs() + coordinator.config().consumerSessionTimeoutMs();
+      timeouts.schedule(m);
+    }
+  }
+
   // ---- target assignment
 
   /** The existing topics some member subscribes to, by name or by regex. */

@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * Callers run these methods off the network threads: they may write to the store.
  */
 public final class ConsumerGroups {
+  /** A write at least this long restarts the session of the member whose heartbeat waited. */
+  static final long SLOW_WRITE_MS = 100;
+
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroups.class);
 
   /** The server assignors Kelp has, by name. */
@@ -59,7 +62,13 @@ public final class ConsumerGroups {
             leaving
                 ? group.leave(hb.memberId(), hb.instanceId(), hb.memberEpoch())
                 : group.heartbeat(hb);
+        long before = coordinator.nowMs();
         group.persist();
+        if (!leaving && coordinator.nowMs() - before >= SLOW_WRITE_MS) {
+          // The member waited on the store (a new group's claim on a slow filer): its session
+          // counts from the answer, or it would be fenced for the broker's wait, not its own.
+          group.restartSession(result.memberId());
+        }
         return result;
       }
     }
