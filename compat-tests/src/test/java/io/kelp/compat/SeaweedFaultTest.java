@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -474,23 +475,30 @@ class SeaweedFaultTest {
       group -> Map.of(ConsumerConfig.GROUP_ID_CONFIG, group);
 
   /**
-   * As above, with one request thread: the new group's SyncGroup holds it while it waits on the
-   * filer, and Metadata is answered meanwhile, as the group APIs have threads of their own.
+   * As above, with one request thread: the new group's SyncGroup waits on the filer, and so does a
+   * CreateTopics, each holding the one thread of its kind, and Metadata is answered meanwhile, as
+   * the group APIs and Metadata that creates no topic have threads of their own.
    */
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
-  void aGroupWaitingOnAFrozenFilerHoldsUpNoMetadataRequest() throws Exception {
+  void requestsWaitingOnAFrozenFilerHoldUpNoMetadataRequest() throws Exception {
     whileANewGroupWaitsOnAFrozenFiler(
         "frozen-filer-metadata",
         List.of("--request-threads", "1"),
         CLASSIC,
         (kelp, sent) -> {
+          Admin creating = Clients.admin(kelp.bootstrap());
           try (Admin admin = Clients.admin(kelp.bootstrap())) {
+            // Answered once the filer is back; it holds the blocking request thread until then.
+            creating.createTopics(List.of(new NewTopic("created-while-frozen", 1, (short) 1)));
+            Thread.sleep(1_000);
             long start = System.nanoTime();
             Clients.get(admin.listTopics().names());
             long ms = (System.nanoTime() - start) / 1_000_000;
             assertTrue(
                 ms < 2_000, "Metadata while the new group waits on the filer: " + ms + " ms");
+          } finally {
+            creating.close(Duration.ZERO);
           }
         });
   }

@@ -28,6 +28,7 @@ public final class BrokerServices {
   private volatile Executor fetchReads;
   private volatile Executor groupRequests;
   private volatile GroupLanes groupLanes;
+  private volatile Executor metadataReads;
   private volatile HostPort advertised;
 
   public BrokerServices(
@@ -130,6 +131,22 @@ public final class BrokerServices {
   public void groupRequests(Executor executor) {
     this.groupRequests = executor;
     this.groupLanes = new GroupLanes(executor);
+  }
+
+  /**
+   * Runs Metadata requests that create no topic: they read memory only, and have threads of their
+   * own so that store writes waiting on a slow filer (topic creation, producer ids) never hold up
+   * the requests every client needs first. The blocking executor until {@link
+   * #metadataReads(Executor)} sets one.
+   */
+  public Executor metadataReads() {
+    Executor e = metadataReads;
+    return e == null ? blocking : e;
+  }
+
+  /** Sets the executor of {@link #metadataReads()}, when the broker starts. */
+  public void metadataReads(Executor executor) {
+    this.metadataReads = executor;
   }
 
   /** The group coordinator. */

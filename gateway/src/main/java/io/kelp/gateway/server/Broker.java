@@ -26,6 +26,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,9 +64,10 @@ public final class Broker implements AutoCloseable {
   private final BrokerConfig config;
   private final ObjectStore store;
   private final LogEngine engine;
-  private final ExecutorService blocking;
-  private final ExecutorService fetchReads;
-  private final ExecutorService groupRequests;
+
+  /** The request pools: blocking work, fetches' store reads, group APIs, Metadata. */
+  private final List<ExecutorService> requestPools;
+
   private final BrokerServices services;
   private final KafkaServer server;
   private MetricsServer metricsServer;
@@ -81,9 +84,7 @@ public final class Broker implements AutoCloseable {
       BrokerConfig config,
       ObjectStore store,
       LogEngine engine,
-      ExecutorService blocking,
-      ExecutorService fetchReads,
-      ExecutorService groupRequests,
+      List<ExecutorService> requestPools,
       BrokerServices services,
       KafkaServer server,
       HostPort bound,
@@ -92,12 +93,19 @@ public final class Broker implements AutoCloseable {
     this.groups = groups;
     this.store = store;
     this.engine = engine;
-    this.blocking = blocking;
-    this.fetchReads = fetchReads;
-    this.groupRequests = groupRequests;
+    this.requestPools = requestPools;
     this.services = services;
     this.server = server;
     this.bound = bound;
+  }
+
+  /** A pool of {@code request.threads} daemon threads, added to {@code pools}. */
+  private static ExecutorService requestPool(
+      BrokerConfig config, String name, List<ExecutorService> pools) {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(config.requestThreads(), new DefaultThreadFactory(name, true));
+    pools.add(pool);
+    return pool;
   }
 
   /** Starts a broker and logs the ready line once it accepts clients. */
@@ -111,9 +119,7 @@ public final class Broker implements AutoCloseable {
     Path dataDir = config.dataDir().toAbsolutePath().normalize();
     ObjectStore store = openStore(config, dataDir);
     LogEngine engine = null;
-    ExecutorService blocking = null;
-    ExecutorService fetchReads = null;
-    ExecutorService groupRequests = null;
+    List<ExecutorService> requestPools = new ArrayList<>();
     KafkaServer server = null;
     GroupCoordinator groups = null;
     try {
@@ -127,20 +133,16 @@ public final class Broker implements AutoCloseable {
               epoch,
               System::currentTimeMillis);
       topics.openAll();
-      blocking =
-          Executors.newFixedThreadPool(
-              config.requestThreads(), new DefaultThreadFactory("kelp-request", true));
+      ExecutorService blocking = requestPool(config, "kelp-request", requestPools);
       // Fetches that read the store have threads of their own: a volume server that is away holds
       // each such read for seconds, which must not hold up the group and admin requests.
-      fetchReads =
-          Executors.newFixedThreadPool(
-              config.requestThreads(), new DefaultThreadFactory("kelp-fetch", true));
+      ExecutorService fetchReads = requestPool(config, "kelp-fetch", requestPools);
       // So do the group APIs: a group's request waits for the group's write to the store (its
       // first one claims the group's directory on the filer), which must not hold up Metadata and
       // the admin requests.
-      groupRequests =
-          Executors.newFixedThreadPool(
-              config.requestThreads(), new DefaultThreadFactory("kelp-group-request", true));
+      ExecutorService groupRequests = requestPool(config, "kelp-group-request", requestPools);
+      // And Metadata that creates no topic, which clients need most: never behind a store write.
+      ExecutorService metadataReads = requestPool(config, "kelp-metadata", requestPools);
       KelpMetrics metrics = new KelpMetrics();
       metrics.engineGauge(engine::pendingBytes);
       if (store instanceof SeaweedObjectStore seaweed) {
@@ -175,18 +177,9 @@ public final class Broker implements AutoCloseable {
       services.advertiseIfUnset(bound);
       services.fetchReads(fetchReads);
       services.groupRequests(groupRequests);
+      services.metadataReads(metadataReads);
       Broker broker =
-          new Broker(
-              config,
-              store,
-              engine,
-              blocking,
-              fetchReads,
-              groupRequests,
-              services,
-              server,
-              bound,
-              groups);
+          new Broker(config, store, engine, requestPools, services, server, bound, groups);
       if (config.metricsListen() != null) {
         broker.metricsServer =
             MetricsServer.start(config.metricsListen(), metrics, () -> broker.serving);
@@ -211,15 +204,7 @@ public final class Broker implements AutoCloseable {
       if (server != null) {
         server.close();
       }
-      if (blocking != null) {
-        blocking.shutdownNow();
-      }
-      if (fetchReads != null) {
-        fetchReads.shutdownNow();
-      }
-      if (groupRequests != null) {
-        groupRequests.shutdownNow();
-      }
+      requestPools.forEach(ExecutorService::shutdownNow);
       if (groups != null) {
         groups.close();
       }
@@ -379,26 +364,18 @@ public final class Broker implements AutoCloseable {
     if (leftOutRetries != null) {
       leftOutRetries.shutdownNow();
     }
-    blocking.shutdown();
-    fetchReads.shutdown();
-    groupRequests.shutdown();
+    requestPools.forEach(ExecutorService::shutdown);
     try {
-      if (!blocking.awaitTermination(10, TimeUnit.SECONDS)) {
-        blocking.shutdownNow();
-      }
-      if (!fetchReads.awaitTermination(10, TimeUnit.SECONDS)) {
-        fetchReads.shutdownNow();
-      }
-      if (!groupRequests.awaitTermination(10, TimeUnit.SECONDS)) {
-        groupRequests.shutdownNow();
+      for (ExecutorService pool : requestPools) {
+        if (!pool.awaitTermination(10, TimeUnit.SECONDS)) {
+          pool.shutdownNow();
+        }
       }
       if (leftOutRetries != null && !leftOutRetries.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("A try at opening the topics left out at start-up is still running");
       }
     } catch (InterruptedException e) {
-      blocking.shutdownNow();
-      fetchReads.shutdownNow();
-      groupRequests.shutdownNow();
+      requestPools.forEach(ExecutorService::shutdownNow);
       Thread.currentThread().interrupt();
     }
     groups.close();

@@ -146,8 +146,9 @@ public final class BrokerSettings {
               REQUEST_THREADS,
               "N",
               "8",
-              "Threads for work that may block (admin, metadata), and as many again for the group"
-                  + " APIs and for the store reads of fetches."),
+              "Threads for work that may block (admin APIs, producer ids, Metadata that creates a"
+                  + " topic), and as many again for each of: the group APIs, other Metadata, the"
+                  + " store reads of fetches."),
           new Setting(
               CONNECTION_MAX_INFLIGHT_REQUESTS,
               "N",

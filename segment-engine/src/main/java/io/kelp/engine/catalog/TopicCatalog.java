@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,8 +70,12 @@ public final class TopicCatalog {
   private final ObjectMapper json = new ObjectMapper();
   private final Map<String, TopicInfo> topics = new TreeMap<>();
 
-  /** Topics in the store that are not served (see {@link #markUnreadable}), by name, with why. */
-  private final Map<String, String> unreadable = new TreeMap<>();
+  /**
+   * Topics in the store that are not served (see {@link #markUnreadable}), by name, with why.
+   * Changed under the monitor; read without it, so that Metadata does not wait for a create, which
+   * holds the monitor while it writes to the store.
+   */
+  private final Map<String, String> unreadable = new ConcurrentSkipListMap<>();
 
   public TopicCatalog(ObjectStore store, String namespace) {
     if (namespace.isEmpty() || namespace.contains("/")) {
@@ -178,12 +183,12 @@ public final class TopicCatalog {
   }
 
   /** The topics that exist in the store but are not served, sorted. */
-  public synchronized List<String> unreadableNames() {
+  public List<String> unreadableNames() {
     return List.copyOf(unreadable.keySet());
   }
 
   /** Why a topic that exists in the store is not served, if it is one of those. */
-  public synchronized Optional<String> unreadable(String name) {
+  public Optional<String> unreadable(String name) {
     return Optional.ofNullable(unreadable.get(name));
   }
 

@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * when the broker allows auto-creation and the request does (v4+; always for v0-3), with the
  * default partition count; the new topic is returned at once rather than with Kafka's transient
  * LEADER_NOT_AVAILABLE, since its partitions are ready when the create returns. Topics named by id
- * are resolved in v12 (UNKNOWN_TOPIC_ID when unknown); a null name before v12 is INVALID_REQUEST.
- * Runs on the blocking executor, since auto-creation writes to the store.
+ * are resolved in v12 (UNKNOWN_TOPIC_ID when unknown); a null name before v12 is INVALID_REQUEST. A
+ * request that may create a topic runs on the blocking executor, since creation writes to the
+ * store; the others only read memory and run on threads of their own ({@link
+ * BrokerServices#metadataReads}), never behind a store write.
  */
 public final class MetadataHandler implements ApiHandler {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataHandler.class);
@@ -58,10 +60,36 @@ public final class MetadataHandler implements ApiHandler {
   @Override
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     MetadataRequest r = (MetadataRequest) request;
-    return Blocking.run(ctx.broker().blocking(), () -> respond(ctx.broker(), ctx.apiVersion(), r));
+    BrokerServices b = ctx.broker();
+    short v = ctx.apiVersion();
+    boolean mayCreate = mayCreate(b, v, r);
+    return Blocking.run(
+        mayCreate ? b.blocking() : b.metadataReads(), () -> respond(b, v, r, mayCreate));
   }
 
-  private MetadataResponse respond(BrokerServices b, short v, MetadataRequest r) {
+  /** Whether the request may auto-create a topic: it is allowed to and names one not served. */
+  private static boolean mayCreate(BrokerServices b, short v, MetadataRequest r) {
+    if (!autoCreateAllowed(b, v, r) || r.topics() == null) {
+      return false;
+    }
+    for (MetadataRequest.MetadataRequestTopic t : r.topics()) {
+      if (t.name() != null && b.topics().get(t.name()).isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean autoCreateAllowed(BrokerServices b, short v, MetadataRequest r) {
+    return b.config().autoCreateTopics() && (v < 4 || r.allowAutoTopicCreation());
+  }
+
+  /**
+   * The answer; {@code mayCreate} false leaves a topic unknown rather than create it (one deleted
+   * since {@link #mayCreate} looked: the client asks again, and that request creates it).
+   */
+  private MetadataResponse respond(
+      BrokerServices b, short v, MetadataRequest r, boolean mayCreate) {
     HostPort self = b.advertised();
     MetadataResponse response =
         new MetadataResponse().setClusterId(b.clusterId()).setControllerId(b.brokerId());
@@ -87,7 +115,7 @@ public final class MetadataHandler implements ApiHandler {
       }
       return response;
     }
-    boolean autoCreate = b.config().autoCreateTopics() && (v < 4 || r.allowAutoTopicCreation());
+    boolean autoCreate = mayCreate && autoCreateAllowed(b, v, r);
     Set<Object> seen = new HashSet<>();
     for (MetadataRequest.MetadataRequestTopic t : asked) {
       Object key = t.name() != null ? t.name() : t.topicId();
