@@ -40,6 +40,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,11 +139,11 @@ final class FilerClient implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       try {
         T answer = call.run(stub.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-        noteSlow(what, start);
+        noteSlow(() -> what, start);
         return answer;
       } catch (StatusRuntimeException e) {
         if (!retriable(e)) {
-          noteSlow(what, start); // an answer all the same (not found, for one)
+          noteSlow(() -> what, start); // an answer all the same (not found, for one)
           throw new FilerException(what + " on filer " + address + " failed: " + e.getStatus(), e);
         }
         if (System.nanoTime() + backoffMs * 1_000_000 > deadline) {
@@ -161,9 +162,10 @@ final class FilerClient implements AutoCloseable {
   /**
    * Logs an answer that came {@link #SLOW_ANSWER_MS} or more after {@code start}: the writes and
    * group requests waiting on the filer meanwhile say nothing of their own. One line every 10 s at
-   * most, with how many such answers there were.
+   * most, with how many such answers there were. {@code what} is asked for only then, so that the
+   * calls that answer in time build no description.
    */
-  private void noteSlow(String what, long start) {
+  private void noteSlow(Supplier<String> what, long start) {
     long now = System.nanoTime();
     long ms = (now - start) / 1_000_000;
     if (ms < SLOW_ANSWER_MS) {
@@ -179,7 +181,7 @@ final class FilerClient implements AutoCloseable {
         "The filer {} answered {} after {} ms; whatever waited on it (appends, group requests)"
             + " waited as long ({} answer(s) slower than {} ms since the last such line)",
         address,
-        what,
+        what.get(),
         ms,
         count,
         SLOW_ANSWER_MS);
@@ -427,7 +429,7 @@ final class FilerClient implements AutoCloseable {
             ObjectTransactionBatchResponse.parser(),
             CALL_TIMEOUT.toMillis(),
             meanwhile);
-    noteSlow("a batch of " + request.getTransactionsCount() + " transactions", start);
+    noteSlow(() -> "a batch of " + request.getTransactionsCount() + " transactions", start);
     return answer;
   }
 
@@ -449,7 +451,7 @@ final class FilerClient implements AutoCloseable {
             ObjectTransactionResponse.parser(),
             CALL_TIMEOUT.toMillis(),
             meanwhile);
-    noteSlow("a transaction on " + request.getLockKey(), start);
+    noteSlow(() -> "a transaction on " + request.getLockKey(), start);
     return answer;
   }
 

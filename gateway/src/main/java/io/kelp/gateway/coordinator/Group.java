@@ -60,6 +60,15 @@ public abstract class Group {
   public void tick(long nowMs) {}
 
   /**
+   * False when {@link #tick} has nothing to do, so the sweep need not hand it to a timer thread
+   * (most groups at rest); read without the monitor, so it may miss a change made just before,
+   * which the next sweep sees.
+   */
+  public boolean hasTimeouts() {
+    return false;
+  }
+
+  /**
    * True when a member of the group consumes {@code topic}: its committed offsets may then not be
    * deleted (OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC).
    */

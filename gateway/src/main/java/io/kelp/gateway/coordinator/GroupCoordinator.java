@@ -131,11 +131,14 @@ public final class GroupCoordinator implements AutoCloseable {
   /**
    * Hands each group's timeouts to a timer thread, leaving out the groups that are writing to the
    * store (their timeouts wait for the write; they run at a later sweep) and those whose last
-   * timeouts still run, so that a group waiting on the store holds up no other group.
+   * timeouts still run, so that a group waiting on the store holds up no other group. Groups with
+   * no timeouts to run (empty classic groups, KIP-848 groups, whose members have timers of their
+   * own) are not handed over at all: a broker with thousands of groups at rest submits nothing for
+   * them.
    */
   private void sweep() {
     for (Group g : groups.values()) {
-      if (writing(g.groupId()) || !ticking.add(g)) {
+      if (!g.hasTimeouts() || writing(g.groupId()) || !ticking.add(g)) {
         continue;
       }
       try {

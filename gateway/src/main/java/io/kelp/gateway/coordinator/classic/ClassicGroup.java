@@ -69,7 +69,10 @@ public final class ClassicGroup extends Group {
   }
 
   private final GroupCoordinator coordinator;
-  private State state = State.EMPTY;
+
+  /** Volatile so that {@link #hasTimeouts} can read it without the monitor; changed under it. */
+  private volatile State state = State.EMPTY;
+
   private State previousState = State.EMPTY;
   private long stateTimestampMs;
   private int generationId;
@@ -373,6 +376,16 @@ public final class ClassicGroup extends Group {
   @Override
   public synchronized void tick(long now) {
     timeouts.expire(now);
+  }
+
+  /**
+   * An empty group has no deadlines but those of members told to rejoin with their new id, and a
+   * dead one none at all.
+   */
+  @Override
+  public boolean hasTimeouts() {
+    State s = state;
+    return s != State.DEAD && (s != State.EMPTY || members.hasPending());
   }
 
   /** Enters {@code next}, remembering the state it leaves and when. */

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Who is in a classic group: the members in join order, the static members by instance id, the
@@ -20,7 +21,13 @@ import java.util.Set;
  */
 final class ClassicMembers {
   private final Map<String, ClassicMember> members = new LinkedHashMap<>();
-  private final Map<String, Long> pending = new HashMap<>();
+
+  /**
+   * Concurrent so that {@link #hasPending} can be read without the group's monitor; changed under
+   * it.
+   */
+  private final Map<String, Long> pending = new ConcurrentHashMap<>();
+
   private final Map<String, String> staticMembers = new HashMap<>();
   private final Map<String, Integer> protocolSupport = new HashMap<>();
   private String leaderId;
@@ -233,6 +240,11 @@ final class ClassicMembers {
 
   boolean isPending(String memberId) {
     return pending.containsKey(memberId);
+  }
+
+  /** Whether a member told to rejoin with its new id is not back yet; safe without the monitor. */
+  boolean hasPending() {
+    return !pending.isEmpty();
   }
 
   /** Forgets pending members whose time to rejoin has passed, and returns them. */

@@ -153,10 +153,12 @@ class ClassicGroupTest {
     assertEquals(
         List.of(Errors.UNKNOWN_MEMBER_ID), group.leave(List.of(new Leaving(ids[1], null, null))));
     sync(ids[0], 2, Map.of(ids[0], new byte[] {9}));
+    assertTrue(group.hasTimeouts(), "members' sessions run out");
     group.leave(List.of(new Leaving(ids[0], null, null)));
     tick();
     assertEquals("Empty", group.state());
     assertTrue(group.isEmpty());
+    assertFalse(group.hasTimeouts(), "the sweep leaves an empty group alone");
   }
 
   @Test
@@ -254,10 +256,14 @@ class ClassicGroupTest {
 
   @Test
   void aMemberToldToRejoinWithItsIdThatNeverComesBackIsForgotten() {
+    assertFalse(group.hasTimeouts(), "a new group has nothing to time out");
     JoinGroupResponse first = group.join(join("", null, protocols("range"))).join();
     assertEquals(Errors.MEMBER_ID_REQUIRED, first.errorCode());
+    assertEquals("Empty", group.state());
+    assertTrue(group.hasTimeouts(), "the member told to rejoin has a deadline");
     clock.addAndGet(SESSION + 1);
     tick();
+    assertFalse(group.hasTimeouts(), "forgotten");
     JoinGroupResponse late = group.join(join(first.memberId(), null, protocols("range"))).join();
     assertEquals(Errors.UNKNOWN_MEMBER_ID, late.errorCode());
   }
