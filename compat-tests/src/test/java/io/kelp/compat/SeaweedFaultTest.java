@@ -441,7 +441,8 @@ class SeaweedFaultTest {
    * volume server, still rebalances and reads, the broker's log says the filer is slow, and once
    * the filer answers again the new group reads every record too. Two request threads: the new
    * group's SyncGroup holds one, and its member's heartbeats wait behind it without holding the
-   * other.
+   * other. A request of the new group itself is answered COORDINATOR_NOT_AVAILABLE (which clients
+   * retry) once it has waited offsets.commit.timeout.ms, not when the filer answers.
    */
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -463,11 +464,25 @@ class SeaweedFaultTest {
         topic,
         List.of("--request-threads", "2"),
         groupSettings,
-        (kelp, sent) ->
-            assertEquals(
-                sent.subList(5, 10),
-                readInGroup(kelp, groupSettings.apply("steady"), topic, 5, 30),
-                "the steady group rebalances and reads while the new group waits on the filer"));
+        (kelp, sent) -> {
+          assertEquals(
+              sent.subList(5, 10),
+              readInGroup(kelp, groupSettings.apply("steady"), topic, 5, 30),
+              "the steady group rebalances and reads while the new group waits on the filer");
+          // The new group's own requests wait behind its write, for offsets.commit.timeout.ms
+          // (5 s) at most, then get an error that clients retry, as from Kafka.
+          long start = System.nanoTime();
+          short error = offsetFetchError(kelp, "new-while-frozen", new TopicPartition(topic, 0));
+          long ms = (System.nanoTime() - start) / 1_000_000;
+          assertEquals(
+              COORDINATOR_NOT_AVAILABLE,
+              error,
+              "an OffsetFetch of the new group while it waits on the filer, after " + ms + " ms");
+          assertTrue(ms >= 4_000 && ms < 9_000, "answered after " + ms + " ms");
+          assertTrue(
+              Files.readString(kelp.log()).contains("answered COORDINATOR_NOT_AVAILABLE"),
+              "the log says why; log " + kelp.log());
+        });
   }
 
   /** A classic group's consumer settings: only the group id. */
@@ -597,6 +612,7 @@ class SeaweedFaultTest {
   }
 
   private static final short COORDINATOR_LOAD_IN_PROGRESS = 14;
+  private static final short COORDINATOR_NOT_AVAILABLE = 15;
 
   /** The error of an OffsetFetch v1 for one partition of {@code group}, sent as raw bytes. */
   private static short offsetFetchError(KelpProcess kelp, String group, TopicPartition tp)

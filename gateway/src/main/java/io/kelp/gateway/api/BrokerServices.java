@@ -2,14 +2,18 @@ package io.kelp.gateway.api;
 
 import io.kelp.engine.log.LogEngine;
 import io.kelp.engine.producer.ProducerIdAllocator;
+import io.kelp.gateway.coordinator.GroupConfig;
 import io.kelp.gateway.coordinator.GroupCoordinator;
 import io.kelp.gateway.metrics.KelpMetrics;
 import io.kelp.gateway.server.BrokerConfig;
 import io.kelp.gateway.server.HostPort;
 import io.kelp.gateway.topic.TopicRegistry;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What handlers may use: the broker's settings and identity, its topics and logs, and an executor
@@ -125,6 +129,26 @@ public final class BrokerServices {
   public Executor groupRequests(String groupId) {
     GroupLanes lanes = groupLanes;
     return lanes == null ? groupRequests() : lanes.lane(groupId);
+  }
+
+  /**
+   * Runs a group request: in the lane of {@code groupId} (a request spanning groups: null, on
+   * {@link #groupRequests()} itself), answered {@code late} if not done within the groups'
+   * offsets.commit.timeout.ms ({@link BoundedGroupRequest}).
+   *
+   * @param what the request, for the log line of a late answer
+   */
+  public <T> CompletableFuture<T> groupRequest(
+      String groupId, String what, Callable<T> work, Supplier<T> late) {
+    GroupCoordinator g = groups;
+    long boundMs =
+        g == null ? GroupConfig.defaults().commitTimeoutMs() : g.config().commitTimeoutMs();
+    return BoundedGroupRequest.run(
+        groupRequests(groupId),
+        boundMs,
+        groupId == null ? what : what + " of group " + groupId,
+        work,
+        late);
   }
 
   /** Sets the executor of {@link #groupRequests()}, when the broker starts. */

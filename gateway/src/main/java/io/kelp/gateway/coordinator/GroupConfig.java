@@ -15,6 +15,9 @@ import java.util.List;
  * @param consumerSessionTimeoutMs group.consumer.session.timeout.ms (KIP-848 groups)
  * @param consumerHeartbeatIntervalMs group.consumer.heartbeat.interval.ms (KIP-848 groups)
  * @param consumerAssignors group.consumer.assignors, the first being the default
+ * @param commitTimeoutMs offsets.commit.timeout.ms: how long a group request may wait (on the
+ *     group's writes to the store, on the group's other requests) before its client is answered
+ *     COORDINATOR_NOT_AVAILABLE, which it retries; Kafka bounds its coordinator's writes so
  */
 public record GroupConfig(
     long initialRebalanceDelayMs,
@@ -25,7 +28,8 @@ public record GroupConfig(
     long offsetsRetentionCheckIntervalMs,
     int consumerSessionTimeoutMs,
     int consumerHeartbeatIntervalMs,
-    List<String> consumerAssignors) {
+    List<String> consumerAssignors,
+    long commitTimeoutMs) {
 
   /** Kafka's defaults. */
   public static GroupConfig defaults() {
@@ -38,7 +42,8 @@ public record GroupConfig(
         600_000,
         45_000,
         5_000,
-        List.of("uniform", "range"));
+        List.of("uniform", "range"),
+        5_000);
   }
 
   public GroupConfig withInitialRebalanceDelayMs(long ms) {
@@ -51,6 +56,7 @@ public record GroupConfig(
         offsetsRetentionCheckIntervalMs,
         consumerSessionTimeoutMs,
         consumerHeartbeatIntervalMs,
-        consumerAssignors);
+        consumerAssignors,
+        commitTimeoutMs);
   }
 }

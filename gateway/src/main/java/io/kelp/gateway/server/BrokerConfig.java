@@ -62,6 +62,7 @@ public final class BrokerConfig {
   public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
   public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS =
       "offsets.retention.check.interval.ms";
+  public static final String OFFSETS_COMMIT_TIMEOUT_MS = "offsets.commit.timeout.ms";
   public static final String GROUP_CONSUMER_SESSION_TIMEOUT_MS =
       "group.consumer.session.timeout.ms";
   public static final String GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS =
@@ -260,6 +261,9 @@ public final class BrokerConfig {
     }
     if (g.offsetsRetentionCheckIntervalMs() < 1) {
       problems.add(OFFSETS_RETENTION_CHECK_INTERVAL_MS);
+    }
+    if (g.commitTimeoutMs() < 1) {
+      problems.add(OFFSETS_COMMIT_TIMEOUT_MS);
     }
     if (g.consumerSessionTimeoutMs() < 1) {
       problems.add(GROUP_CONSUMER_SESSION_TIMEOUT_MS);
@@ -503,7 +507,8 @@ public final class BrokerConfig {
         longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS),
         intValue(GROUP_CONSUMER_SESSION_TIMEOUT_MS),
         intValue(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS),
-        GROUPS.consumerAssignors());
+        GROUPS.consumerAssignors(),
+        longValue(OFFSETS_COMMIT_TIMEOUT_MS));
   }
 
   /** Every setting's resolved value, by key. */

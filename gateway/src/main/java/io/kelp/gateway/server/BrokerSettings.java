@@ -27,6 +27,7 @@ import static io.kelp.gateway.server.BrokerConfig.MEMORY_MAX_BYTES;
 import static io.kelp.gateway.server.BrokerConfig.METRICS_LISTEN;
 import static io.kelp.gateway.server.BrokerConfig.NAMESPACE;
 import static io.kelp.gateway.server.BrokerConfig.NETWORK_THREADS;
+import static io.kelp.gateway.server.BrokerConfig.OFFSETS_COMMIT_TIMEOUT_MS;
 import static io.kelp.gateway.server.BrokerConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS;
 import static io.kelp.gateway.server.BrokerConfig.OFFSETS_RETENTION_MINUTES;
 import static io.kelp.gateway.server.BrokerConfig.PRODUCER_ID_EXPIRATION_MS;
@@ -257,6 +258,13 @@ public final class BrokerSettings {
               "MS",
               Long.toString(GROUPS.offsetsRetentionCheckIntervalMs()),
               "How often expired offsets are removed."),
+          new Setting(
+              OFFSETS_COMMIT_TIMEOUT_MS,
+              "MS",
+              Long.toString(GROUPS.commitTimeoutMs()),
+              "How long a group request (an offset commit, a heartbeat, a join) may wait on its"
+                  + " group's writes to the store before the client is answered"
+                  + " COORDINATOR_NOT_AVAILABLE, which it retries."),
           new Setting(
               GROUP_CONSUMER_SESSION_TIMEOUT_MS,
               "MS",

@@ -54,7 +54,8 @@ class CommittedOffsetsTest {
                 d.offsetsRetentionCheckIntervalMs(),
                 d.consumerSessionTimeoutMs(),
                 d.consumerHeartbeatIntervalMs(),
-                d.consumerAssignors()),
+                d.consumerAssignors(),
+                d.commitTimeoutMs()),
             clock::get);
     ClassicGroups.register(c);
     c.load();

@@ -7,7 +7,6 @@ import io.kelp.codec.message.ConsumerGroupDescribeResponse.Member;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.AclOperations;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.GroupCoordinator;
@@ -56,7 +55,23 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     ConsumerGroupDescribeRequest r = (ConsumerGroupDescribeRequest) request;
     GroupCoordinator groups = ctx.broker().groups();
-    return Blocking.run(ctx.broker().groupRequests(), () -> respond(groups, r, ctx.apiVersion()));
+    return ctx.broker()
+        .groupRequest(
+            null,
+            "ConsumerGroupDescribe",
+            () -> respond(groups, r, ctx.apiVersion()),
+            () -> {
+              ConsumerGroupDescribeResponse response = new ConsumerGroupDescribeResponse();
+              for (String groupId : r.groupIds()) {
+                response
+                    .groups()
+                    .add(
+                        new DescribedGroup()
+                            .setGroupId(groupId)
+                            .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
+              }
+              return response;
+            });
   }
 
   private static ApiMessage respond(

@@ -4,7 +4,6 @@ import io.kelp.codec.message.ConsumerGroupHeartbeatRequest;
 import io.kelp.codec.message.ConsumerGroupHeartbeatResponse;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.GroupCoordinator;
@@ -64,8 +63,16 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
           new ConsumerGroupHeartbeatResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
     }
     Heartbeat hb = heartbeat(r, ctx.clientId(), host(ctx.clientAddress()));
-    return Blocking.run(
-        ctx.broker().groupRequests(hb.groupId()), () -> respond(groups, hb, ctx.apiVersion()));
+    return ctx.broker()
+        .groupRequest(
+            hb.groupId(),
+            "ConsumerGroupHeartbeat",
+            () -> respond(groups, hb, ctx.apiVersion()),
+            () ->
+                new ConsumerGroupHeartbeatResponse()
+                    .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE)
+                    .setErrorMessage(
+                        "The group's earlier requests are still waiting on the store"));
   }
 
   private static ApiMessage respond(GroupCoordinator groups, Heartbeat hb, short version) {

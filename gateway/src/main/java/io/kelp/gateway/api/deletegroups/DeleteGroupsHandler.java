@@ -5,9 +5,10 @@ import io.kelp.codec.message.DeleteGroupsResponse;
 import io.kelp.codec.message.DeleteGroupsResponse.DeletableGroupResult;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
+import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.CommittedOffsets;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -36,16 +37,33 @@ public final class DeleteGroupsHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     DeleteGroupsRequest r = (DeleteGroupsRequest) request;
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
-    return Blocking.run(
-        ctx.broker().groupRequests(),
-        () -> {
-          DeleteGroupsResponse response = new DeleteGroupsResponse();
-          for (Map.Entry<String, Short> e : offsets.deleteGroups(r.groupsNames()).entrySet()) {
-            response
-                .results()
-                .add(new DeletableGroupResult().setGroupId(e.getKey()).setErrorCode(e.getValue()));
-          }
-          return response;
-        });
+    return ctx.broker()
+        .groupRequest(
+            null,
+            "DeleteGroups",
+            () -> {
+              DeleteGroupsResponse response = new DeleteGroupsResponse();
+              for (Map.Entry<String, Short> e : offsets.deleteGroups(r.groupsNames()).entrySet()) {
+                response
+                    .results()
+                    .add(
+                        new DeletableGroupResult()
+                            .setGroupId(e.getKey())
+                            .setErrorCode(e.getValue()));
+              }
+              return (ApiMessage) response;
+            },
+            () -> {
+              DeleteGroupsResponse response = new DeleteGroupsResponse();
+              for (String groupId : new LinkedHashSet<>(r.groupsNames())) {
+                response
+                    .results()
+                    .add(
+                        new DeletableGroupResult()
+                            .setGroupId(groupId)
+                            .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
+              }
+              return response;
+            });
   }
 }

@@ -7,7 +7,6 @@ import io.kelp.codec.message.DescribeGroupsResponse.DescribedGroupMember;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.AclOperations;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
@@ -42,11 +41,26 @@ public final class DescribeGroupsHandler implements ApiHandler {
   public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiMessage request) {
     DescribeGroupsRequest r = (DescribeGroupsRequest) request;
     // Off the network thread: describing a group takes its monitor, held while it writes.
-    return Blocking.run(
-        r.groups().size() == 1
-            ? ctx.broker().groupRequests(r.groups().get(0))
-            : ctx.broker().groupRequests(),
-        () -> respond(ctx, r));
+    return ctx.broker()
+        .groupRequest(
+            r.groups().size() == 1 ? r.groups().get(0) : null,
+            "DescribeGroups",
+            () -> respond(ctx, r),
+            () -> {
+              DescribeGroupsResponse response = new DescribeGroupsResponse();
+              for (String id : r.groups()) {
+                response
+                    .groups()
+                    .add(
+                        new DescribedGroup()
+                            .setGroupId(id == null ? "" : id)
+                            .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE)
+                            .setGroupState("")
+                            .setProtocolType("")
+                            .setProtocolData(""));
+              }
+              return response;
+            });
   }
 
   private static ApiMessage respond(RequestContext ctx, DescribeGroupsRequest r) {

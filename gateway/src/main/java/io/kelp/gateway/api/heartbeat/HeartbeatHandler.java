@@ -4,7 +4,6 @@ import io.kelp.codec.message.HeartbeatRequest;
 import io.kelp.codec.message.HeartbeatResponse;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.classic.ClassicGroup;
@@ -44,15 +43,19 @@ public final class HeartbeatHandler implements ApiHandler {
       return CompletableFuture.completedFuture(
           new HeartbeatResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
-    return Blocking.run(
-        ctx.broker().groupRequests(r.groupId()),
-        () -> {
-          ClassicGroup group = ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
-          short error =
-              group == null
-                  ? Errors.UNKNOWN_MEMBER_ID
-                  : group.heartbeat(r.memberId(), r.groupInstanceId(), r.generationId());
-          return new HeartbeatResponse().setErrorCode(error);
-        });
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "Heartbeat",
+            () -> {
+              ClassicGroup group =
+                  ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
+              short error =
+                  group == null
+                      ? Errors.UNKNOWN_MEMBER_ID
+                      : group.heartbeat(r.memberId(), r.groupInstanceId(), r.generationId());
+              return (ApiMessage) new HeartbeatResponse().setErrorCode(error);
+            },
+            () -> new HeartbeatResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
   }
 }

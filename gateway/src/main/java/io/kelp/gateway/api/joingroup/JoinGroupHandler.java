@@ -5,7 +5,6 @@ import io.kelp.codec.message.JoinGroupRequest.JoinGroupRequestProtocol;
 import io.kelp.codec.message.JoinGroupResponse;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.GroupConfig;
@@ -79,8 +78,10 @@ public final class JoinGroupHandler implements ApiHandler {
             host(ctx.clientAddress()),
             version >= 4,
             version >= 9);
-    return Blocking.run(
-            ctx.broker().groupRequests(r.groupId()),
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "JoinGroup",
             () -> {
               ClassicGroup group =
                   ClassicGroups.getOrCreate(coordinator, r.groupId(), r.memberId().isEmpty());
@@ -93,7 +94,11 @@ public final class JoinGroupHandler implements ApiHandler {
                         version));
               }
               return group.join(join);
-            })
+            },
+            // Bounds the wait for the group, not the join's wait for the other members.
+            () ->
+                CompletableFuture.completedFuture(
+                    error(Errors.COORDINATOR_NOT_AVAILABLE, r.memberId(), version)))
         .thenCompose(f -> f)
         .thenApply(response -> (ApiMessage) fit(response, version));
   }

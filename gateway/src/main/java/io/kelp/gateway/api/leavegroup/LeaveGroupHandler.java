@@ -6,7 +6,6 @@ import io.kelp.codec.message.LeaveGroupResponse;
 import io.kelp.codec.message.LeaveGroupResponse.MemberResponse;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.classic.ClassicGroup;
@@ -59,19 +58,23 @@ public final class LeaveGroupHandler implements ApiHandler {
       return CompletableFuture.completedFuture(
           new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
-    return Blocking.run(
-        ctx.broker().groupRequests(r.groupId()),
-        () -> {
-          ClassicGroup group = ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
-          if (group == null) {
-            return new LeaveGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID);
-          }
-          List<Short> results = group.leave(leaving);
-          if (results == null) {
-            return new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE);
-          }
-          return respond(version, leaving, results);
-        });
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "LeaveGroup",
+            () -> {
+              ClassicGroup group =
+                  ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
+              if (group == null) {
+                return new LeaveGroupResponse().setErrorCode(Errors.UNKNOWN_MEMBER_ID);
+              }
+              List<Short> results = group.leave(leaving);
+              if (results == null) {
+                return new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE);
+              }
+              return (ApiMessage) respond(version, leaving, results);
+            },
+            () -> new LeaveGroupResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
   }
 
   private static LeaveGroupResponse respond(

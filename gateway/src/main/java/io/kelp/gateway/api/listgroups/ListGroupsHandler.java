@@ -5,7 +5,6 @@ import io.kelp.codec.message.ListGroupsResponse;
 import io.kelp.codec.message.ListGroupsResponse.ListedGroup;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.Group;
@@ -50,7 +49,12 @@ public final class ListGroupsHandler implements ApiHandler {
           new ListGroupsResponse().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS));
     }
     // Off the network thread: reading a group's state takes its monitor, held while it writes.
-    return Blocking.run(ctx.broker().groupRequests(), () -> respond(ctx, states, types));
+    return ctx.broker()
+        .groupRequest(
+            null,
+            "ListGroups",
+            () -> respond(ctx, states, types),
+            () -> new ListGroupsResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
   }
 
   private static ApiMessage respond(RequestContext ctx, Set<String> states, Set<String> types) {

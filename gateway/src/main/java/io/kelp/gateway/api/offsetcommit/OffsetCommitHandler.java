@@ -9,7 +9,6 @@ import io.kelp.codec.message.OffsetCommitResponse.OffsetCommitResponseTopic;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.TopicPartition;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.CommittedOffsets;
@@ -63,21 +62,25 @@ public final class OffsetCommitHandler implements ApiHandler {
     }
     short version = ctx.apiVersion();
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
-    return Blocking.run(
-        ctx.broker().groupRequests(r.groupId()),
-        () ->
-            respond(
-                r,
-                commits,
-                offsets.commit(
-                    r.groupId(),
-                    r.memberId(),
-                    r.groupInstanceId(),
-                    r.generationIdOrMemberEpoch(),
-                    version,
-                    version <= 4 ? r.retentionTimeMs() : -1,
-                    commits),
-                Errors.NONE));
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "OffsetCommit",
+            () ->
+                (ApiMessage)
+                    respond(
+                        r,
+                        commits,
+                        offsets.commit(
+                            r.groupId(),
+                            r.memberId(),
+                            r.groupInstanceId(),
+                            r.generationIdOrMemberEpoch(),
+                            version,
+                            version <= 4 ? r.retentionTimeMs() : -1,
+                            commits),
+                        Errors.NONE),
+            () -> respond(r, commits, null, Errors.COORDINATOR_NOT_AVAILABLE));
   }
 
   private static OffsetCommitResponse respond(

@@ -9,7 +9,6 @@ import io.kelp.codec.message.OffsetDeleteResponse.OffsetDeleteResponseTopic;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.TopicPartition;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.CommittedOffsets;
@@ -55,27 +54,31 @@ public final class OffsetDeleteHandler implements ApiHandler {
       }
     }
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
-    return Blocking.run(
-        ctx.broker().groupRequests(r.groupId()),
-        () -> {
-          Deleted d = offsets.delete(r.groupId(), partitions);
-          OffsetDeleteResponse response = new OffsetDeleteResponse().setErrorCode(d.error());
-          if (d.error() != Errors.NONE) {
-            return response;
-          }
-          for (OffsetDeleteRequestTopic t : r.topics()) {
-            OffsetDeleteResponseTopic out = new OffsetDeleteResponseTopic().setName(t.name());
-            for (OffsetDeleteRequestPartition p : t.partitions()) {
-              Short error = d.partitions().get(new TopicPartition(t.name(), p.partitionIndex()));
-              out.partitions()
-                  .add(
-                      new OffsetDeleteResponsePartition()
-                          .setPartitionIndex(p.partitionIndex())
-                          .setErrorCode(error == null ? Errors.NONE : error));
-            }
-            response.topics().add(out);
-          }
-          return response;
-        });
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "OffsetDelete",
+            () -> {
+              Deleted d = offsets.delete(r.groupId(), partitions);
+              OffsetDeleteResponse response = new OffsetDeleteResponse().setErrorCode(d.error());
+              if (d.error() != Errors.NONE) {
+                return response;
+              }
+              for (OffsetDeleteRequestTopic t : r.topics()) {
+                OffsetDeleteResponseTopic out = new OffsetDeleteResponseTopic().setName(t.name());
+                for (OffsetDeleteRequestPartition p : t.partitions()) {
+                  Short error =
+                      d.partitions().get(new TopicPartition(t.name(), p.partitionIndex()));
+                  out.partitions()
+                      .add(
+                          new OffsetDeleteResponsePartition()
+                              .setPartitionIndex(p.partitionIndex())
+                              .setErrorCode(error == null ? Errors.NONE : error));
+                }
+                response.topics().add(out);
+              }
+              return (ApiMessage) response;
+            },
+            () -> new OffsetDeleteResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
   }
 }

@@ -13,7 +13,6 @@ import io.kelp.codec.message.OffsetFetchResponse.OffsetFetchResponseTopics;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.engine.TopicPartition;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.CommittedOffsets;
@@ -56,14 +55,57 @@ public final class OffsetFetchHandler implements ApiHandler {
     CommittedOffsets offsets = new CommittedOffsets(ctx.broker().groups());
     if (ctx.apiVersion() >= 8) {
       // One group, as consumers ask, in its lane; several (admin tools) on the pool itself.
-      return Blocking.run(
-          r.groups().size() == 1
-              ? ctx.broker().groupRequests(r.groups().get(0).groupId())
-              : ctx.broker().groupRequests(),
-          () -> fetchGroups(offsets, r));
+      return ctx.broker()
+          .groupRequest(
+              r.groups().size() == 1 ? r.groups().get(0).groupId() : null,
+              "OffsetFetch",
+              () -> fetchGroups(offsets, r),
+              () -> {
+                OffsetFetchResponse response = new OffsetFetchResponse();
+                for (OffsetFetchRequestGroup g : r.groups()) {
+                  response
+                      .groups()
+                      .add(
+                          new OffsetFetchResponseGroup()
+                              .setGroupId(g.groupId())
+                              .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
+                }
+                return response;
+              });
     }
-    return Blocking.run(
-        ctx.broker().groupRequests(r.groupId()), () -> fetchOne(offsets, r, ctx.apiVersion()));
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "OffsetFetch",
+            () -> fetchOne(offsets, r, ctx.apiVersion()),
+            () -> unavailable(r, ctx.apiVersion()));
+  }
+
+  /**
+   * COORDINATOR_NOT_AVAILABLE for a one-group OffsetFetch: before v2, which has no top-level error,
+   * on each partition asked for.
+   */
+  private static OffsetFetchResponse unavailable(OffsetFetchRequest r, short version) {
+    OffsetFetchResponse response =
+        new OffsetFetchResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE);
+    if (version >= 2 || r.topics() == null) {
+      return response;
+    }
+    for (OffsetFetchRequestTopic t : r.topics()) {
+      OffsetFetchResponseTopic out = new OffsetFetchResponseTopic().setName(t.name());
+      for (int p : t.partitionIndexes()) {
+        out.partitions()
+            .add(
+                new OffsetFetchResponsePartition()
+                    .setPartitionIndex(p)
+                    .setCommittedOffset(-1)
+                    .setCommittedLeaderEpoch(-1)
+                    .setMetadata("")
+                    .setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE));
+      }
+      response.topics().add(out);
+    }
+    return response;
   }
 
   private static OffsetFetchResponse fetchOne(

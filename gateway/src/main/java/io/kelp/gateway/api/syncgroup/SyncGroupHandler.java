@@ -5,7 +5,6 @@ import io.kelp.codec.message.SyncGroupRequest.SyncGroupRequestAssignment;
 import io.kelp.codec.message.SyncGroupResponse;
 import io.kelp.codec.wire.ApiMessage;
 import io.kelp.gateway.api.ApiHandler;
-import io.kelp.gateway.api.Blocking;
 import io.kelp.gateway.api.Errors;
 import io.kelp.gateway.api.RequestContext;
 import io.kelp.gateway.coordinator.classic.ClassicGroup;
@@ -51,8 +50,10 @@ public final class SyncGroupHandler implements ApiHandler {
     for (SyncGroupRequestAssignment a : r.assignments()) {
       assignments.put(a.memberId(), a.assignment());
     }
-    return Blocking.run(
-            ctx.broker().groupRequests(r.groupId()),
+    return ctx.broker()
+        .groupRequest(
+            r.groupId(),
+            "SyncGroup",
             () -> {
               ClassicGroup group =
                   ClassicGroups.getOrCreate(ctx.broker().groups(), r.groupId(), false);
@@ -67,7 +68,11 @@ public final class SyncGroupHandler implements ApiHandler {
                   r.protocolType(),
                   r.protocolName(),
                   assignments);
-            })
+            },
+            // Bounds the wait for the group, not a follower's wait for the leader's assignment.
+            () ->
+                CompletableFuture.completedFuture(
+                    new SyncGroupResponse().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE)))
         .thenCompose(f -> f)
         .thenApply(response -> (ApiMessage) response);
   }

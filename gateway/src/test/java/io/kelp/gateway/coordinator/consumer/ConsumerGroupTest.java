@@ -302,7 +302,8 @@ class ConsumerGroupTest {
                 d.offsetsRetentionCheckIntervalMs(),
                 d.consumerSessionTimeoutMs(),
                 d.consumerHeartbeatIntervalMs(),
-                d.consumerAssignors()));
+                d.consumerAssignors(),
+                d.commitTimeoutMs()));
     send(join("a", List.of("t")));
     assertEquals(Errors.GROUP_MAX_SIZE_REACHED, error(join("b", List.of("t"))));
   }
