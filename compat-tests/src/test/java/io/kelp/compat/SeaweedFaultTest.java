@@ -470,7 +470,11 @@ class SeaweedFaultTest {
               readInGroup(kelp, groupSettings.apply("steady"), topic, 5, 30),
               "the steady group rebalances and reads while the new group waits on the filer");
           // The new group's own requests wait behind its write, for offsets.commit.timeout.ms
-          // (5 s) at most, then get an error that clients retry, as from Kafka.
+          // (5 s) at most, then get an error that clients retry, as from Kafka: each group API,
+          // read back with Kafka's client codec, and an OffsetFetch v1, whose error is per
+          // partition.
+          StuckGroupRequests.assertAnsweredRetriably(
+              "127.0.0.1", kelp.port(), "new-while-frozen", topic);
           long start = System.nanoTime();
           short error = offsetFetchError(kelp, "new-while-frozen", new TopicPartition(topic, 0));
           long ms = (System.nanoTime() - start) / 1_000_000;

@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.kelp.engine.LogThrottle;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeRequest;
 import io.kelp.seaweed.filer.FilerProto.AssignVolumeResponse;
 import io.kelp.seaweed.filer.FilerProto.CreateEntryRequest;
@@ -38,7 +39,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -71,8 +71,6 @@ final class FilerClient implements AutoCloseable {
   /** A filer answer that took this long (retries included) is logged, at most every 10 s. */
   static final long SLOW_ANSWER_MS = 2000;
 
-  private static final long SLOW_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-
   private final String address;
   private final int grpcPort;
   private final ManagedChannel channel;
@@ -86,11 +84,8 @@ final class FilerClient implements AutoCloseable {
 
   private final Duration retryFor;
 
-  /** Answers slower than {@link #SLOW_ANSWER_MS} since the last line about them. */
-  private final AtomicLong slowAnswers = new AtomicLong();
-
-  /** Until when (System.nanoTime) no line about slow answers is written. */
-  private volatile long slowQuietUntil = System.nanoTime();
+  /** Answers slower than {@link #SLOW_ANSWER_MS}: one line about them every 10 s at most. */
+  private final LogThrottle slowAnswers = new LogThrottle(Duration.ofSeconds(10));
 
   private final Map<String, List<String>> volumeUrls =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -171,12 +166,10 @@ final class FilerClient implements AutoCloseable {
     if (ms < SLOW_ANSWER_MS) {
       return;
     }
-    long count = slowAnswers.incrementAndGet();
-    if (now - slowQuietUntil < 0) {
+    long count = slowAnswers.count();
+    if (count == 0) {
       return;
     }
-    slowQuietUntil = now + SLOW_LOG_EVERY_NANOS;
-    slowAnswers.addAndGet(-count);
     log.warn(
         "The filer {} answered {} after {} ms; whatever waited on it (appends, group requests)"
             + " waited as long ({} answer(s) slower than {} ms since the last such line)",

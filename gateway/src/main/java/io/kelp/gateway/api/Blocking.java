@@ -16,17 +16,21 @@ public final class Blocking {
   public static <T> CompletableFuture<T> run(Executor executor, Callable<T> work) {
     CompletableFuture<T> future = new CompletableFuture<>();
     try {
-      executor.execute(
-          () -> {
-            try {
-              future.complete(work.call());
-            } catch (Throwable t) {
-              future.completeExceptionally(t);
-            }
-          });
+      executor.execute(() -> completeWith(future, work));
     } catch (RejectedExecutionException e) {
       future.completeExceptionally(e);
     }
     return future;
+  }
+
+  /**
+   * Completes {@code future} with what {@code work} returns, or exceptionally with what it threw.
+   */
+  static <T> void completeWith(CompletableFuture<T> future, Callable<T> work) {
+    try {
+      future.complete(work.call());
+    } catch (Throwable t) {
+      future.completeExceptionally(t);
+    }
   }
 }

@@ -1,5 +1,7 @@
 package io.kelp.gateway.api;
 
+import io.kelp.engine.LogThrottle;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -7,7 +9,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,13 +30,10 @@ import org.slf4j.LoggerFactory;
 public final class BoundedGroupRequest {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedGroupRequest.class);
 
-  /** At most one log line per this long, with how many requests were answered late since. */
-  private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-
   private static final ScheduledThreadPoolExecutor DEADLINES = deadlines();
 
-  private static final AtomicLong lateAnswers = new AtomicLong();
-  private static volatile long quietUntil = System.nanoTime();
+  /** Requests answered late: one line about them every 10 s at most. */
+  private static final LogThrottle LATE_ANSWERS = new LogThrottle(Duration.ofSeconds(10));
 
   private BoundedGroupRequest() {}
 
@@ -66,13 +64,8 @@ public final class BoundedGroupRequest {
     try {
       executor.execute(
           () -> {
-            if (future.isDone()) {
-              return; // answered already: the client retries it
-            }
-            try {
-              future.complete(work.call());
-            } catch (Throwable t) {
-              future.completeExceptionally(t);
+            if (!future.isDone()) { // else answered already: the client retries it
+              Blocking.completeWith(future, work);
             }
           });
     } catch (RejectedExecutionException e) {
@@ -106,13 +99,10 @@ public final class BoundedGroupRequest {
   }
 
   private static void noteLate(String what, long boundMs) {
-    long count = lateAnswers.incrementAndGet();
-    long now = System.nanoTime();
-    if (now - quietUntil < 0) {
+    long count = LATE_ANSWERS.count();
+    if (count == 0) {
       return;
     }
-    quietUntil = now + LOG_EVERY_NANOS;
-    lateAnswers.addAndGet(-count);
     LOG.warn(
         "{} was not done after {} ms (its group waits on the store); answered"
             + " COORDINATOR_NOT_AVAILABLE, which clients retry ({} request(s) answered so since"
