@@ -48,13 +48,15 @@ class PlainHttpTest {
   private final List<String> heads = new CopyOnWriteArrayList<>();
 
   private String serve(Script script) throws IOException {
-    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    // The acceptor keeps its own socket: a test may close this one and open another in the field.
+    ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    server = listening;
     acceptor =
         new Thread(
             () -> {
-              while (!server.isClosed()) {
+              while (!listening.isClosed()) {
                 try {
-                  Socket s = server.accept();
+                  Socket s = listening.accept();
                   connections.incrementAndGet();
                   Thread t = new Thread(() -> handle(s, script));
                   t.setDaemon(true);
@@ -66,7 +68,7 @@ class PlainHttpTest {
             });
     acceptor.setDaemon(true);
     acceptor.start();
-    return "127.0.0.1:" + server.getLocalPort();
+    return "127.0.0.1:" + listening.getLocalPort();
   }
 
   private void handle(Socket s, Script script) {
