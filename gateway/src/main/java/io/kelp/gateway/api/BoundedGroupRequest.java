@@ -56,10 +56,16 @@ public final class BoundedGroupRequest {
    * with what it threw (or the rejection, when the broker is shutting down), or, once {@code
    * boundMs} have passed without either, with {@code late}'s answer.
    *
-   * @param what the request and its group, for the log line
+   * @param what the request, for the log line
+   * @param groupId its group, for the log line (null for a request that spans groups)
    */
   public static <T> CompletableFuture<T> run(
-      Executor executor, long boundMs, String what, Callable<T> work, Supplier<T> late) {
+      Executor executor,
+      long boundMs,
+      String what,
+      String groupId,
+      Callable<T> work,
+      Supplier<T> late) {
     CompletableFuture<T> future = new CompletableFuture<>();
     try {
       executor.execute(
@@ -75,14 +81,16 @@ public final class BoundedGroupRequest {
     if (!future.isDone()) {
       ScheduledFuture<?> deadline =
           DEADLINES.schedule(
-              () -> answerLate(future, what, boundMs, late), boundMs, TimeUnit.MILLISECONDS);
+              () -> answerLate(future, what, groupId, boundMs, late),
+              boundMs,
+              TimeUnit.MILLISECONDS);
       future.whenComplete((answer, failure) -> deadline.cancel(false));
     }
     return future;
   }
 
   private static <T> void answerLate(
-      CompletableFuture<T> future, String what, long boundMs, Supplier<T> late) {
+      CompletableFuture<T> future, String what, String groupId, long boundMs, Supplier<T> late) {
     if (future.isDone()) {
       return;
     }
@@ -94,11 +102,12 @@ public final class BoundedGroupRequest {
       return;
     }
     if (future.complete(answer)) {
-      noteLate(what, boundMs);
+      noteLate(what, groupId, boundMs);
     }
   }
 
-  private static void noteLate(String what, long boundMs) {
+  /** The request's description is built only here, for the rare request answered late. */
+  private static void noteLate(String what, String groupId, long boundMs) {
     long count = LATE_ANSWERS.count();
     if (count == 0) {
       return;
@@ -107,7 +116,7 @@ public final class BoundedGroupRequest {
         "{} was not done after {} ms (its group waits on the store); answered"
             + " COORDINATOR_NOT_AVAILABLE, which clients retry ({} request(s) answered so since"
             + " the last such line)",
-        what,
+        groupId == null ? what : what + " of group " + groupId,
         boundMs,
         count);
   }

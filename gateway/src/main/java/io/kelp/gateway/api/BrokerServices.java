@@ -143,12 +143,7 @@ public final class BrokerServices {
     GroupCoordinator g = groups;
     long boundMs =
         g == null ? GroupConfig.defaults().commitTimeoutMs() : g.config().commitTimeoutMs();
-    return BoundedGroupRequest.run(
-        groupRequests(groupId),
-        boundMs,
-        groupId == null ? what : what + " of group " + groupId,
-        work,
-        late);
+    return BoundedGroupRequest.run(groupRequests(groupId), boundMs, what, groupId, work, late);
   }
 
   /** Sets the executor of {@link #groupRequests()}, when the broker starts. */

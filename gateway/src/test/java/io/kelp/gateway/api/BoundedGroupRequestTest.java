@@ -34,7 +34,7 @@ class BoundedGroupRequestTest {
   @Test
   void aRequestDoneInTimeGetsItsOwnAnswer() throws Exception {
     CompletableFuture<String> f =
-        BoundedGroupRequest.run(lane, BOUND_MS, "test", () -> "done", () -> "late");
+        BoundedGroupRequest.run(lane, BOUND_MS, "test", "g", () -> "done", () -> "late");
     assertEquals("done", f.get(5, TimeUnit.SECONDS));
     Thread.sleep(2 * BOUND_MS);
     assertEquals("done", f.get(), "the deadline changes nothing once answered");
@@ -50,6 +50,7 @@ class BoundedGroupRequestTest {
             lane,
             BOUND_MS,
             "test",
+            "g",
             () -> {
               release.await();
               finished.set(true);
@@ -62,7 +63,7 @@ class BoundedGroupRequestTest {
     release.countDown();
     // The work goes on to its end (a write cannot be called back), its answer unused.
     CompletableFuture<String> next =
-        BoundedGroupRequest.run(lane, BOUND_MS, "test", () -> "next", () -> "late");
+        BoundedGroupRequest.run(lane, BOUND_MS, "test", "g", () -> "next", () -> "late");
     assertEquals("next", next.get(5, TimeUnit.SECONDS));
     assertTrue(finished.get(), "the stuck request's work ran to its end");
     assertEquals("late", stuck.get());
@@ -76,6 +77,7 @@ class BoundedGroupRequestTest {
             lane,
             60_000,
             "test",
+            "g",
             () -> {
               release.await();
               return "first";
@@ -87,6 +89,7 @@ class BoundedGroupRequestTest {
             lane,
             BOUND_MS,
             "test",
+            "g",
             () -> {
               ran.set(true);
               return "queued";
@@ -98,7 +101,7 @@ class BoundedGroupRequestTest {
     // One thread, in order: once this runs, the queued request's turn has come and gone.
     assertEquals(
         "after",
-        BoundedGroupRequest.run(lane, BOUND_MS, "test", () -> "after", () -> "late")
+        BoundedGroupRequest.run(lane, BOUND_MS, "test", "g", () -> "after", () -> "late")
             .get(5, TimeUnit.SECONDS));
     assertFalse(ran.get(), "a request its client was told failed is not applied later");
   }
@@ -110,6 +113,7 @@ class BoundedGroupRequestTest {
             lane,
             BOUND_MS,
             "test",
+            "g",
             () -> {
               throw new IOException("store failed");
             },
@@ -119,7 +123,7 @@ class BoundedGroupRequestTest {
     assertTrue(e.getCause() instanceof IOException);
     lane.shutdown();
     CompletableFuture<String> rejected =
-        BoundedGroupRequest.run(lane, BOUND_MS, "test", () -> "never", () -> "late");
+        BoundedGroupRequest.run(lane, BOUND_MS, "test", "g", () -> "never", () -> "late");
     assertTrue(rejected.isCompletedExceptionally(), "a closed lane fails the request at once");
   }
 }
