@@ -121,10 +121,20 @@ class GroupCommitFlusherTest extends LogTestSupport {
     PartitionLog slow = openTopic("s");
     PartitionLog fast = openTopic("f");
     // a write that hangs, as on a stuck volume server: only a gate in the store can do that
+    // Written alone cycle after cycle, the partition is then written on the flusher thread itself.
+    for (int i = 0; i < GroupCommitFlusher.INLINE_AFTER_CYCLES; i++) {
+      appendDurably(slow, Batches.batch("w" + i, 1, 1000));
+    }
+    int before = GroupCommitFlusher.INLINE_AFTER_CYCLES;
     store.closeGateFor("/topics/kafka/s/");
     AppendResult stuck = append(slow, Batches.batch("s", 1, 1000));
-    // the slow partition's write and the fast one's may share a cycle: write to both
+    // After STALL_MS a new flusher thread takes over from the stuck write, so the fast partition
+    // waits about that long, not for the write.
+    Thread.sleep(100);
+    long start = System.nanoTime();
     append(fast, Batches.batch("f0", 1, 1000)).durable().get(10, TimeUnit.SECONDS);
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertTrue(waitedMs < 2_000, "the fast partition waited " + waitedMs + " ms");
     for (int i = 1; i <= 20; i++) {
       append(fast, Batches.batch("f" + i, 1, 1000)).durable().get(10, TimeUnit.SECONDS);
       if (i % 5 == 0) {
@@ -133,15 +143,47 @@ class GroupCommitFlusherTest extends LogTestSupport {
     }
     assertEquals(21, fast.highWatermark());
     assertFalse(stuck.durable().isDone(), "the stuck write completed");
-    assertEquals(0, slow.highWatermark());
+    assertEquals(before, slow.highWatermark());
     store.openPrefixGate();
     stuck.durable().get(10, TimeUnit.SECONDS);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (slow.highWatermark() < 5 && System.nanoTime() < deadline) {
+    while (slow.highWatermark() < before + 5 && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
-    assertEquals(5, slow.highWatermark(), "what queued behind the stuck write is written after it");
-    assertEquals(5, readAll(slow).size());
+    assertEquals(
+        before + 5, slow.highWatermark(), "what queued behind the stuck write is written after it");
+    assertEquals(before + 5, readAll(slow).size());
+  }
+
+  @Test
+  void haltingWhileAWriteStallsOnTheFlusherThreadLeavesNoFlusherThreadBehind() throws Exception {
+    startEngine();
+    PartitionLog slow = openTopic("s");
+    for (int i = 0; i < GroupCommitFlusher.INLINE_AFTER_CYCLES; i++) {
+      appendDurably(slow, Batches.batch("w" + i, 1, 1000));
+    }
+    store.closeGateFor("/topics/kafka/s/");
+    append(slow, Batches.batch("s", 1, 1000));
+    Thread.sleep(200); // past STALL_MS: a new flusher thread has taken over from the stuck one
+    engine.halt();
+    store.openPrefixGate();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    List<String> left = flusherThreads();
+    while (!left.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      left = flusherThreads();
+    }
+    assertEquals(List.of(), left, "flusher threads still running after the halt");
+  }
+
+  private static List<String> flusherThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.isAlive() && t.getName().startsWith("kelp-flusher")) {
+        names.add(t.getName());
+      }
+    }
+    return names;
   }
 
   @Test
