@@ -156,24 +156,31 @@ class GroupCommitFlusherTest extends LogTestSupport {
   }
 
   @Test
-  void haltingWhileAWriteStallsOnTheFlusherThreadLeavesNoFlusherThreadBehind() throws Exception {
+  void aStalledWriteOnTheFlusherThreadIsHandedOverAndNoFlusherThreadOutlivesClose()
+      throws Exception {
     startEngine();
     PartitionLog slow = openTopic("s");
     for (int i = 0; i < GroupCommitFlusher.INLINE_AFTER_CYCLES; i++) {
       appendDurably(slow, Batches.batch("w" + i, 1, 1000));
     }
     store.closeGateFor("/topics/kafka/s/");
-    append(slow, Batches.batch("s", 1, 1000));
-    Thread.sleep(200); // past STALL_MS: a new flusher thread has taken over from the stuck one
-    engine.halt();
+    AppendResult stuck = append(slow, Batches.batch("s", 1, 1000));
+    Thread.sleep(200); // past STALL_MS
+    List<String> during = flusherThreads();
+    assertEquals(
+        2,
+        during.stream().filter("kelp-flusher"::equals).count(),
+        "the stuck flusher thread and the one that took over: " + during);
     store.openPrefixGate();
+    stuck.durable().get(10, TimeUnit.SECONDS);
+    engine.close();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     List<String> left = flusherThreads();
     while (!left.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(20);
       left = flusherThreads();
     }
-    assertEquals(List.of(), left, "flusher threads still running after the halt");
+    assertEquals(List.of(), left, "flusher threads still running after close");
   }
 
   private static List<String> flusherThreads() {
